@@ -1,0 +1,3 @@
+"""arena: a harness for bot tournaments."""
+
+__version__ = "0.1.0"

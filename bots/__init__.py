@@ -1,0 +1,1 @@
+"""The built-in bots: one strategy a module."""
