@@ -3,3 +3,7 @@
 
 class ArenaError(Exception):
     """A problem the user can fix: the message says what is wrong and how to fix it."""
+
+
+class BotParameterError(ArenaError, ValueError):
+    """A bot parameter that the bot does not have, or a value out of its range."""
