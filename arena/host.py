@@ -1,0 +1,123 @@
+"""The host program that runs a Python bot module as a bot process.
+
+``python -m arena.host [limits] TARGET [PARAMS_JSON]`` speaks the line protocol of
+docs/protocol.md on its stdin/stdout for the bot module ``TARGET`` (a dotted module name or a
+``.py`` path). The protocol keeps the process's real stdout to itself: anything the bot prints,
+from Python or C, goes to stderr, which the harness captures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+import traceback
+from typing import Any
+
+from arena import sandbox
+
+
+def _reply(fd: int, message: dict[str, Any]) -> None:
+    os.write(fd, json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+
+def _error(error: BaseException) -> dict[str, Any]:
+    kind = "resource_limit" if isinstance(error, MemoryError) else "exception"
+    text = "".join(traceback.format_exception(error)[-12:])
+    return {"type": "error", "kind": kind, "message": f"{type(error).__name__}: {error}",
+            "traceback": text[-4000:]}  # fmt: skip
+
+
+class Host:
+    """One bot module, one game at a time, kept in step with the harness's moves."""
+
+    def __init__(self, target: str, params: dict[str, Any]) -> None:
+        self.target = target
+        self.params = params
+        self.module: Any = None
+        self.game: Any = None
+        self.bot: Any = None
+        self.state: Any = None
+
+    def new_game(self, message: dict[str, Any]) -> dict[str, Any]:
+        from arena.games import get_game_from_spec
+        from arena.loader import check_contract, description, load_module, make_player
+
+        self.close_bot()
+        game = get_game_from_spec(message["game"])
+        if self.module is None:
+            self.module = load_module(self.target)
+        check_contract(self.module, self.target, game.name)
+        rng = random.Random(message["seed"])
+        self.bot = make_player(self.module, game, message["seat"], rng, self.params)
+        self.game, self.state = game, game.initial_state()
+        return {"type": "ready", "description": description(self.module),
+                "games": list(getattr(self.module, "GAMES", []) or [])}
+
+    def move(self, message: dict[str, Any], received: float) -> dict[str, Any]:
+        from arena.clock import Clock
+
+        game, observe = self.game, getattr(self.bot, "observe", None)
+        for text in message["moves"]:
+            move = game.parse_move(text)
+            if observe is not None:
+                observe(self.state, move)
+            self.state = self.state.play(move)
+        if message.get("ply", self.state.ply) != self.state.ply:
+            raise RuntimeError(f"out of step: harness at ply {message['ply']}, host at {self.state.ply}")
+        move = self.bot.move(self.state, Clock(message.get("time"), start=received))
+        if type(move) is not int:
+            raise TypeError(f"move() returned {move!r}, not a move (an int of the game's encoding)")
+        text = game.format_move(move)
+        if self.state.is_legal(move):
+            self.state = self.state.play(move)
+        return {"type": "move", "move": text}
+
+    def close_bot(self) -> None:
+        close = getattr(self.bot, "close", None)
+        self.bot = None
+        if close is not None:
+            close()
+
+
+def serve(host: Host, fd_in: int, fd_out: int) -> None:
+    """Answer protocol messages from ``fd_in`` on ``fd_out`` until ``quit`` or end of input."""
+    stream = os.fdopen(fd_in, "rb", buffering=1 << 16)
+    for line in stream:
+        received = time.monotonic()
+        message = json.loads(line)
+        kind = message.get("type")
+        try:
+            if kind == "move":
+                _reply(fd_out, host.move(message, received))
+            elif kind == "new_game":
+                _reply(fd_out, host.new_game(message))
+            elif kind == "game_over":
+                host.close_bot()
+            elif kind == "quit":
+                break
+        except Exception as error:  # the bot's fault: the harness forfeits it and restarts us
+            _reply(fd_out, _error(error))
+    host.close_bot()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m arena.host")
+    sandbox.add_arguments(parser)
+    parser.add_argument("--path", action="append", default=[], help="folder to import bots from")
+    parser.add_argument("target")
+    parser.add_argument("params", nargs="?", default="{}")
+    options = parser.parse_args(argv)
+    sandbox.confine(options.memory_mb, options.file_size_mb, options.parent_pid)
+    sys.path[:0] = options.path
+    protocol_out = os.dup(1)
+    os.dup2(2, 1)  # prints, even from C code, go to stderr
+    sys.stdout = sys.stderr
+    serve(Host(options.target, json.loads(options.params)), 0, protocol_out)
+
+
+if __name__ == "__main__":
+    main()

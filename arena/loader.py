@@ -1,0 +1,103 @@
+"""Loading bot modules and checking that they keep the bot contract (DESIGN.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from arena.errors import ArenaError
+
+
+class BotLoadError(ArenaError):
+    """A bot that cannot be imported or does not keep the bot contract."""
+
+
+def is_path(target: str) -> bool:
+    """Whether ``target`` names a file rather than an importable module."""
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def load_module(target: str) -> ModuleType:
+    """Import the bot module ``target``: a ``.py`` file path or a dotted module name."""
+    if is_path(target):
+        path = Path(target)
+        if not path.is_file():
+            raise BotLoadError(f"bot file {target!r} does not exist")
+        name = f"arena_bot_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise BotLoadError(f"bot file {target!r} is not a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as error:
+            del sys.modules[name]
+            raise BotLoadError(f"bot file {target!r} failed to import: {_describe(error)}") from error
+        return module
+    try:
+        return importlib.import_module(target)
+    except ModuleNotFoundError as error:
+        if error.name and target.startswith(error.name):
+            raise BotLoadError(
+                f"no bot module {target!r}: give a dotted module name (e.g. bots.uct) "
+                "or a path to a .py file"
+            ) from None
+        raise BotLoadError(f"bot module {target!r} failed to import: {_describe(error)}") from error
+    except Exception as error:
+        raise BotLoadError(f"bot module {target!r} failed to import: {_describe(error)}") from error
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def check_contract(module: ModuleType, target: str, game: str | None = None) -> None:
+    """Raise ``BotLoadError`` unless ``module`` offers ``make_bot`` or ``move`` (and ``game``)."""
+    factory = getattr(module, "make_bot", None)
+    move = getattr(module, "move", None)
+    if not callable(factory) and not callable(move):
+        raise BotLoadError(
+            f"bot {target!r} has neither make_bot(game, seat, rng, **params) nor "
+            "move(state, clock); define one of them"
+        )
+    if callable(factory) and len(inspect.signature(factory).parameters) < 3:
+        raise BotLoadError(f"bot {target!r}: make_bot must take (game, seat, rng, **params)")
+    games = getattr(module, "GAMES", None)
+    if game is not None and games is not None and game not in games:
+        raise BotLoadError(f"bot {target!r} does not play {game!r}; it plays {', '.join(games)}")
+
+
+def make_player(module: ModuleType, game: Any, seat: int, rng: Any, params: dict[str, Any]) -> Any:
+    """The bot object of ``module`` for one game: ``make_bot(...)`` or the module itself."""
+    if callable(getattr(module, "make_bot", None)):
+        return module.make_bot(game, seat, rng, **params)
+    if params:
+        raise BotLoadError(f"a plain move(state, clock) bot takes no parameters; got {sorted(params)}")
+    return module
+
+
+def description(module: ModuleType) -> str:
+    """The first line of the module's docstring."""
+    return (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+
+
+def source_hash(target: str) -> str | None:
+    """SHA-256 of the bot's source file, or ``None`` when it cannot be found without importing."""
+    if is_path(target):
+        path = Path(target)
+    else:
+        spec = importlib.util.find_spec(target)
+        if spec is None or spec.origin is None:
+            return None
+        path = Path(spec.origin)
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None

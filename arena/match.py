@@ -1,0 +1,112 @@
+"""One game between two players: the match loop, the same for bots and people."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from arena.games import Game
+from arena.process import BotFault
+from arena.records import GameRecord, MoveRecord, Termination
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Per-move limits: ``move`` seconds a move (``None``: none), answered within ``grace``
+    more (covers the pipe and the scheduler), ``startup`` seconds to start and load."""
+
+    move: float | None = 1.0
+    grace: float = 0.05
+    startup: float = 10.0
+
+    def deadline(self, limit: float | None) -> float | None:
+        """How long the harness waits for a reply to a request with time ``limit``."""
+        return None if limit is None else limit + self.grace
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A player's answer to a move request, with the time it took."""
+
+    text: str
+    wall: float
+    cpu: float | None
+
+
+class Resigned(Exception):
+    """A player (a person) gave up the game."""
+
+
+class Player(ABC):
+    """A seat in a game: a bot process or a person. Faults are raised as ``BotFault``."""
+
+    name: str = "player"
+
+    @abstractmethod
+    def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+        """Get ready for a new game as ``seat``."""
+
+    @abstractmethod
+    def request_move(self, state, unseen: list[str], clock: TimeControl) -> Reply:
+        """The player's move in ``state``; ``unseen`` are the moves since it last moved."""
+
+    def end_game(self, unseen: list[str], winner: int | None, termination: Termination) -> None:
+        """The game is over (``unseen``: the last moves it has not been told of)."""
+
+    def take_stderr(self) -> str:
+        """What the player wrote to its error output during the game (its tail)."""
+        return ""
+
+    @property
+    def healthy(self) -> bool:
+        """Whether the player can play another game as it is."""
+        return True
+
+
+def play_game(
+    game: Game,
+    players: tuple[Player, Player],
+    seeds: tuple[int, int],
+    clock: TimeControl,
+    game_id: int = 0,
+) -> GameRecord:
+    """Play one game to its end or a forfeit, and return its record."""
+    record = GameRecord(game_id, started_at=time.time())
+    state = game.initial_state()
+    unseen: tuple[list[str], list[str]] = ([], [])
+    seat = 0
+    try:
+        for seat, player in enumerate(players):
+            player.start_game(game, seat, seeds[seat], clock)
+        while not state.is_terminal:
+            seat = state.to_move
+            reply = players[seat].request_move(state, unseen[seat], clock)
+            unseen[seat].clear()
+            try:
+                move = game.parse_move(reply.text)
+                state = state.play(move)
+            except ValueError as error:
+                raise BotFault(Termination.ILLEGAL_MOVE, str(error)) from None
+            text = game.format_move(move)
+            record.moves.append(MoveRecord(seat, text, round(reply.wall * 1000, 3),
+                                           None if reply.cpu is None else round(reply.cpu * 1000, 3)))  # fmt: skip
+            unseen[1 - seat].append(text)
+        outcome = state.outcome
+    except BotFault as fault:
+        outcome = state.forfeit_outcome(seat)
+        record.termination, record.offender, record.detail = fault.termination, seat, fault.detail
+    except Resigned:
+        outcome = state.forfeit_outcome(seat)
+        record.termination, record.offender = Termination.RESIGNATION, seat
+    record.winner = outcome.winner
+    record.points = outcome.points
+    for seat, player in enumerate(players):
+        if player.healthy:
+            try:
+                player.end_game(unseen[seat], record.winner, record.termination)
+            except BotFault:
+                pass
+    record.stderr = (players[0].take_stderr(), players[1].take_stderr())
+    record.finished_at = time.time()
+    return record

@@ -1,0 +1,117 @@
+"""Where games run: a local pool of worker processes, behind a seam a distributed engine
+(Dask, Ray) can later fill. The caller gets records back and is the only one to store them.
+
+A worker that dies mid-game (killed, crashed) is replaced and its game is played again.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+
+from arena.records import GameRecord
+from arena.worker import GameJob, run_game, warm_bots
+
+log = logging.getLogger(__name__)
+
+
+def _worker_main(connection: Connection) -> None:
+    """A worker: play the games it is sent until it is sent ``None``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+
+    def stop(*_args: object) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        while (job := connection.recv()) is not None:
+            connection.send(run_game(job))
+    except (EOFError, BrokenPipeError, KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        warm_bots().close()
+
+
+class _Worker:
+    def __init__(self, context: multiprocessing.context.BaseContext, number: int) -> None:
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(child,), name=f"arena-worker-{number}", daemon=True)
+        self.process.start()
+        child.close()
+        self.job: GameJob | None = None
+
+    def give(self, job: GameJob) -> None:
+        self.job = job
+        self.connection.send(job)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        try:
+            self.connection.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.connection.close()
+
+
+class LocalRunner:
+    """Plays games in ``workers`` processes of this machine."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self.restarts = 0
+
+    def run(self, jobs: Iterable[GameJob]) -> Iterator[GameRecord]:
+        """Play ``jobs``; yield each game's record as it finishes (in no fixed order)."""
+        queue = deque(jobs)
+        if not queue:
+            return
+        context = multiprocessing.get_context("fork")
+        workers: list[_Worker] = []
+        started = 0
+        try:
+            for _ in range(min(self.workers, len(queue))):
+                workers.append(_Worker(context, started))
+                started += 1
+            for worker in workers:
+                worker.give(queue.popleft())
+            while any(w.job is not None for w in workers):
+                busy = [w for w in workers if w.job is not None]
+                ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
+                for worker in busy:
+                    record = None
+                    if worker.connection in ready:
+                        try:
+                            record = worker.connection.recv()
+                        except (EOFError, OSError):
+                            record = None
+                    if record is not None:
+                        worker.job = None
+                        if queue:
+                            worker.give(queue.popleft())
+                        yield record
+                    elif worker.process.sentinel in ready or not worker.process.is_alive():
+                        lost = worker.job
+                        log.warning("worker %s died (exit %s) during game %s; playing it again",
+                                    worker.process.name, worker.process.exitcode, lost.game_id if lost else None)
+                        worker.stop(timeout=0.5)
+                        workers.remove(worker)
+                        replacement = _Worker(context, started)
+                        started += 1
+                        self.restarts += 1
+                        workers.append(replacement)
+                        if lost is not None:
+                            replacement.give(lost)
+        finally:
+            for worker in workers:
+                worker.stop()

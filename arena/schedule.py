@@ -1,0 +1,61 @@
+"""Planning a stage: drawing pools, round-robin pairings with balanced colours, game seeds."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """One game of a pool's round robin: indexes into the pool's team list."""
+
+    round: int
+    first: int
+    second: int
+
+
+def round_robin(teams: int, games_per_pair: int) -> list[Pairing]:
+    """Every pair of ``teams`` meets ``games_per_pair`` times, in rounds (circle method).
+
+    Each leg is a full round robin; legs alternate colours, so with an even number of games
+    each team of a pair moves first equally often, and within a leg the circle method gives
+    every team as many firsts as seconds, give or take one.
+    """
+    slots: list[int | None] = list(range(teams))
+    if teams % 2:
+        slots.append(None)  # a bye
+    size = len(slots)
+    legs = []
+    for leg in range(games_per_pair):
+        ring = list(slots)
+        for rnd in range(size - 1):
+            for i in range(size // 2):
+                a, b = ring[i], ring[size - 1 - i]
+                if a is None or b is None:
+                    continue
+                swap = (rnd % 2 == 1) if i == 0 else (i % 2 == 1)
+                if leg % 2:
+                    swap = not swap
+                first, second = (b, a) if swap else (a, b)
+                legs.append(Pairing(leg * (size - 1) + rnd, first, second))
+            ring = [ring[0], ring[-1], *ring[1:-1]]  # rotate all but the first
+    return legs
+
+
+def draw_pools(ranked: list[T], pools: int, seeding: str, rng: random.Random) -> list[list[T]]:
+    """Deal ``ranked`` (best first) into ``pools``: ``random`` shuffles first, ``snake`` deals
+    1->A, 2->B, 3->C, 4->C, 5->B, 6->A, ..., ``order`` deals round in order (1->A, 2->B, ...)."""
+    teams = list(ranked)
+    if seeding == "random":
+        rng.shuffle(teams)
+    result: list[list[T]] = [[] for _ in range(pools)]
+    for index, team in enumerate(teams):
+        lap, place = divmod(index, pools)
+        if seeding == "snake" and lap % 2:
+            place = pools - 1 - place
+        result[place].append(team)
+    return result

@@ -1,0 +1,278 @@
+"""The database: SQLAlchemy 2 models, schema migrations, and the few writes the harness makes.
+
+A fresh database gets the current schema and is stamped with the newest version; an older
+one is brought up to date by the steps in ``MIGRATIONS``, in order. Only the parent process
+of a run writes; each finished game is one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from sqlalchemy import (
+    JSON,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    insert,
+    inspect,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from arena.errors import ArenaError
+from arena.records import GameRecord
+
+DEFAULT_URL = "sqlite:///db/arena.sqlite3"
+
+
+class StoreError(ArenaError):
+    """The database cannot be opened, written or understood."""
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Bot(Base):
+    """A bot version: a registered or declared bot, with the hash of its code."""
+
+    __tablename__ = "bots"
+    __table_args__ = (UniqueConstraint("name", "version"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    kind: Mapped[str] = mapped_column(String(20))
+    target: Mapped[str] = mapped_column(Text)
+    params: Mapped[str] = mapped_column(Text, default="{}")
+    python: Mapped[str | None] = mapped_column(Text)
+    path: Mapped[str | None] = mapped_column(Text)
+    code_hash: Mapped[str | None] = mapped_column(String(64))
+    description: Mapped[str] = mapped_column(Text, default="")
+    games: Mapped[list | None] = mapped_column(JSON)
+    registered: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[float] = mapped_column(Float, default=time.time)
+
+
+class Tournament(Base):
+    """A tournament: its config as written, the hash that guards resuming it, its status."""
+
+    __tablename__ = "tournaments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    game: Mapped[dict] = mapped_column(JSON)
+    config_text: Mapped[str] = mapped_column(Text)
+    config_hash: Mapped[str] = mapped_column(String(64))
+    config: Mapped[dict] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    stages: Mapped[int] = mapped_column(Integer, default=1)
+    created_at: Mapped[float] = mapped_column(Float, default=time.time)
+    started_at: Mapped[float | None] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float)
+    run_seconds: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class Entry(Base):
+    """A team of a tournament and the bot version it plays with."""
+
+    __tablename__ = "entries"
+    __table_args__ = (UniqueConstraint("tournament_id", "team"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    team: Mapped[str] = mapped_column(String(200))
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    number: Mapped[int] = mapped_column(Integer)
+
+
+class PoolEntry(Base):
+    """A team's place in a pool of a stage (``seed``: its order when the pool was drawn)."""
+
+    __tablename__ = "pool_entries"
+    __table_args__ = (UniqueConstraint("tournament_id", "stage", "entry_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    stage: Mapped[int] = mapped_column(Integer)
+    pool: Mapped[int] = mapped_column(Integer)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id"))
+    seed: Mapped[int] = mapped_column(Integer)
+
+
+class Game(Base):
+    """A scheduled game; its result fields are filled when it is finished."""
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_tournament_status", "tournament_id", "status"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    stage: Mapped[int] = mapped_column(Integer)
+    pool: Mapped[int] = mapped_column(Integer)
+    round: Mapped[int] = mapped_column(Integer)
+    number: Mapped[int] = mapped_column(Integer)
+    seat0: Mapped[int] = mapped_column(ForeignKey("entries.id"))
+    seat1: Mapped[int] = mapped_column(ForeignKey("entries.id"))
+    seed: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    winner: Mapped[int | None] = mapped_column(Integer)
+    points0: Mapped[float | None] = mapped_column(Float)
+    points1: Mapped[float | None] = mapped_column(Float)
+    termination: Mapped[str | None] = mapped_column(String(20))
+    offender: Mapped[int | None] = mapped_column(Integer)
+    detail: Mapped[str | None] = mapped_column(Text)
+    stderr0: Mapped[str | None] = mapped_column(Text)
+    stderr1: Mapped[str | None] = mapped_column(Text)
+    plies: Mapped[int | None] = mapped_column(Integer)
+    started_at: Mapped[float | None] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float)
+
+
+class Move(Base):
+    """One move of a stored game, with its wall and CPU time in milliseconds."""
+
+    __tablename__ = "moves"
+    __table_args__ = (Index("ix_moves_game_ply", "game_id", "ply", unique=True),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    ply: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    move: Mapped[str] = mapped_column(String(20))
+    wall_ms: Mapped[float] = mapped_column(Float)
+    cpu_ms: Mapped[float | None] = mapped_column(Float)
+
+
+class SchemaVersion(Base):
+    """The schema version this database is at (one row)."""
+
+    __tablename__ = "schema_version"
+    version: Mapped[int] = mapped_column(primary_key=True)
+
+
+#: (version, what it changes, the step from version - 1); a fresh database starts at the last
+MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
+    (1, "the first schema", lambda connection: None),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database's schema to ``SCHEMA_VERSION``."""
+    with engine.begin() as connection:
+        tables = set(inspect(connection).get_table_names())
+        if "schema_version" not in tables:
+            if tables & {"tournaments", "games"}:
+                raise StoreError("this database was not made by arena (it has no schema_version)")
+            Base.metadata.create_all(connection)
+            connection.execute(insert(SchemaVersion).values(version=SCHEMA_VERSION))
+            return
+        version = connection.execute(select(SchemaVersion.version)).scalar_one()
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"the database is at schema version {version}, newer than this "
+                             f"arena ({SCHEMA_VERSION}); upgrade arena")  # fmt: skip
+        for number, _, step in MIGRATIONS:
+            if number > version:
+                step(connection)
+                connection.execute(update(SchemaVersion).values(version=number))
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+    cursor.execute("PRAGMA synchronous=NORMAL")  # WAL keeps committed games on a crash
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")  # wait for another writer, do not fail
+    cursor.close()
+
+
+def open_store(url: str = DEFAULT_URL) -> sessionmaker[Session]:
+    """A session factory for the database at ``url``, created and migrated if needed."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError(f"{url!r} is not a database URL (e.g. {DEFAULT_URL})") from None
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        folder = Path(parsed.database).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"cannot create the database folder {str(folder)!r}: {error.strerror}") from None
+    engine = create_engine(url)
+    if parsed.get_backend_name() == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    try:
+        migrate(engine)
+    except OperationalError as error:
+        raise StoreError(f"cannot use the database {url}: {error.orig}") from None
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def save_record(session: Session, record: GameRecord) -> None:
+    """Store a finished game: its result and every move (the caller commits)."""
+    moves = record.moves
+    if moves:
+        session.execute(
+            insert(Move),
+            [{"game_id": record.game_id, "ply": ply, "seat": m.seat, "move": m.move,
+              "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms} for ply, m in enumerate(moves, 1)],
+        )  # fmt: skip
+    points = record.points
+    session.execute(
+        update(Game)
+        .where(Game.id == record.game_id)
+        .values(status="finished", winner=record.winner,
+                points0=None if points is None else points[0],
+                points1=None if points is None else points[1],
+                termination=record.termination.value, offender=record.offender,
+                detail=record.detail, stderr0=record.stderr[0] or None,
+                stderr1=record.stderr[1] or None, plies=len(moves),
+                started_at=record.started_at, finished_at=record.finished_at)
+    )  # fmt: skip
+
+
+def forget_unfinished_moves(session: Session, tournament_id: int) -> int:
+    """Remove moves of games not finished (left by nothing, but guard anyway); how many."""
+    unfinished = select(Game.id).where(Game.tournament_id == tournament_id, Game.status != "finished")
+    result = session.execute(Move.__table__.delete().where(Move.game_id.in_(unfinished)))
+    return result.rowcount or 0
+
+
+def integrity_problems(session: Session) -> list[str]:
+    """What is inconsistent in the database (empty when all is well)."""
+    problems = [row[0] for row in session.execute(text("PRAGMA integrity_check")) if row[0] != "ok"]
+    orphan = session.execute(text(
+        "SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.status != 'finished'"
+    )).scalar_one()  # fmt: skip
+    if orphan:
+        problems.append(f"{orphan} moves belong to unfinished games")
+    short = session.execute(text(
+        "SELECT count(*) FROM games g WHERE g.status = 'finished' AND "
+        "g.plies != (SELECT count(*) FROM moves m WHERE m.game_id = g.id)"
+    )).scalar_one()  # fmt: skip
+    if short:
+        problems.append(f"{short} finished games do not have all their moves")
+    return problems
+
+
+def json_text(value: object) -> str:
+    """Canonical JSON text (sorted keys), for hashes and comparisons."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def chunks(items: list, size: int) -> Iterable[list]:
+    """``items`` in lists of at most ``size``."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,365 @@
+"""Running a tournament: plan it from its config, store the plan, play what is pending, plan
+the next stage from the standings, and resume all of it after any interruption.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import random
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena import loader
+from arena.botspec import BotSpec
+from arena.config import BotDef, TournamentDef
+from arena.errors import ArenaError
+from arena.match import TimeControl
+from arena.rating import replay_ratings
+from arena.records import GameRecord
+from arena.schedule import draw_pools, round_robin
+from arena.standings import GameResult, Standing, game_points, table
+from arena.store import Bot, Entry, Game, PoolEntry, Tournament, forget_unfinished_moves, save_record
+from arena.worker import GameJob, derive_seed
+
+log = logging.getLogger(__name__)
+
+
+class TournamentError(ArenaError):
+    """A tournament that cannot be started or resumed as asked."""
+
+
+# ---------------------------------------------------------------- bots
+
+
+def bot_row(session: Session, name: str, definition: BotDef, base: Path) -> Bot:
+    """The stored version of bot ``name`` as ``definition`` says, adding a new version if the
+    definition or its code changed (a file bot is stored with its absolute path)."""
+    target, path = definition.target, None
+    if definition.kind in ("python", "course2019") and loader.is_path(target):
+        resolved = (base / target).resolve()
+        if not resolved.is_file():
+            raise TournamentError(f"bot {name!r}: no file {target!r} (looked in {base})")
+        target = str(resolved)
+    elif definition.kind == "python":
+        path = str(base)
+    elif definition.kind == "command":
+        path = str(base)
+    fields = {"kind": definition.kind, "target": target, "params": json_params(definition.params),
+              "python": definition.python, "path": path,
+              "code_hash": code_hash(definition.kind, target, base)}  # fmt: skip
+    latest = session.scalars(select(Bot).where(Bot.name == name).order_by(Bot.version.desc())).first()
+    if latest is not None and all(getattr(latest, k) == v for k, v in fields.items()):
+        return latest
+    row = Bot(name=name, version=(latest.version + 1) if latest else 1, **fields)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def code_hash(kind: str, target: str, base: Path) -> str | None:
+    """The hash of a bot's code: its file's, or its module's; ``None`` for a command."""
+    if kind == "command":
+        return None
+    if loader.is_path(target):
+        return loader.source_hash(target)
+    return _module_hash(target, base)
+
+
+def _module_hash(target: str, base: Path) -> str | None:
+    import sys
+
+    sys.path.insert(0, str(base))
+    try:
+        found = loader.source_hash(target)
+    except (ImportError, ValueError):
+        found = None
+    finally:
+        sys.path.remove(str(base))
+    if found is None:
+        raise TournamentError(f"no bot module {target!r}: give a dotted module name (e.g. bots.uct) "
+                              "importable from the tournament's folder, or a path to a .py file")  # fmt: skip
+    return found
+
+
+def json_params(params: dict) -> str:
+    import json
+
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))
+
+
+def resolve_team_bot(session: Session, config: TournamentDef, team: str, ref: str | BotDef, base: Path) -> Bot:
+    """The bot version a team plays with: one declared under ``bots:``, inline, or registered."""
+    if isinstance(ref, BotDef):
+        return bot_row(session, team, ref, base)
+    if ref in config.bots:
+        return bot_row(session, ref, config.bots[ref], base)
+    registered = session.scalars(
+        select(Bot).where(Bot.name == ref, Bot.registered.is_(True)).order_by(Bot.version.desc())
+    ).first()
+    if registered is None:
+        known = sorted(config.bots) + sorted(
+            set(session.scalars(select(Bot.name).where(Bot.registered.is_(True))))
+        )
+        raise TournamentError(f"team {team!r} plays bot {ref!r}, which is neither under bots: "
+                              f"nor registered; known bots: {', '.join(known) or 'none'} "
+                              "(see 'arena bots', 'arena register')")  # fmt: skip
+    return registered
+
+
+def bot_spec(bot: Bot, team: str, config: TournamentDef) -> BotSpec:
+    """How the workers start ``bot`` for ``team`` under the tournament's limits."""
+    return BotSpec(name=team, kind=bot.kind, target=bot.target, params=bot.params, python=bot.python,
+                   path=bot.path, memory_mb=config.limits.memory_mb,
+                   file_size_mb=config.limits.file_size_mb)  # fmt: skip
+
+
+# ---------------------------------------------------------------- planning
+
+
+def expected_games(config: TournamentDef) -> int:
+    """How many games the whole tournament will have, all stages included."""
+    total, count = 0, len(config.team_bots())
+    for stage in config.stages:
+        base, extra = divmod(count, stage.pools)
+        sizes = [base + (1 if p < extra else 0) for p in range(stage.pools)]
+        total += sum(n * (n - 1) // 2 for n in sizes) * stage.games_per_pair
+        count = (stage.advance or 0) * stage.pools
+    return total
+
+
+def plan_stage(session: Session, tournament: Tournament, config: TournamentDef, number: int,
+               ranked: list[Entry]) -> int:  # fmt: skip
+    """Draw stage ``number``'s pools from ``ranked`` (best first) and store its games."""
+    stage = config.stages[number]
+    rng = random.Random(derive_seed(tournament.seed, "pools", number))
+    pools = draw_pools(ranked, stage.pools, stage.seeding, rng)
+    planned = []
+    for pool, members in enumerate(pools):
+        for order, entry in enumerate(members):
+            session.add(PoolEntry(tournament_id=tournament.id, stage=number, pool=pool, entry_id=entry.id, seed=order))
+        for index, pairing in enumerate(round_robin(len(members), stage.games_per_pair)):
+            planned.append((pairing.round, pool, index, members[pairing.first].id, members[pairing.second].id))
+    planned.sort()  # schedule order: round by round across the pools; ids follow it
+    session.add_all(
+        Game(tournament_id=tournament.id, stage=number, pool=pool, round=rnd, number=index,
+             seat0=first, seat1=second, seed=derive_seed(tournament.seed, number, pool, index))
+        for rnd, pool, index, first, second in planned
+    )  # fmt: skip
+    session.flush()
+    log.info("planned stage %d (%s): %d pools, %d games", number, stage.name, len(pools), len(planned))
+    return len(planned)
+
+
+def results(session: Session, tournament: Tournament, scoring: str, stage: int | None = None) -> list[GameResult]:
+    """The finished games of ``tournament`` (of one ``stage``), in schedule order."""
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+    query = select(Game).where(Game.tournament_id == tournament.id, Game.status == "finished")
+    if stage is not None:
+        query = query.where(Game.stage == stage)
+    return [
+        GameResult(g.id, teams[g.seat0], teams[g.seat1], g.winner,
+                   game_points(scoring, g.winner, None if g.points0 is None else (g.points0, g.points1)),
+                   g.termination or "normal", g.offender)
+        for g in session.scalars(query.order_by(Game.id))
+    ]  # fmt: skip
+
+
+def pool_standings(session: Session, tournament: Tournament, config: TournamentDef,
+                   stage: int) -> list[list[Standing]]:  # fmt: skip
+    """The standings of each pool of ``stage``."""
+    everything = results(session, tournament, config.scoring)
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+    ratings = {t: h.conservative for t, h in replay_ratings(teams.values(), [(g.id, g.first, g.second, g.winner) for g in everything], config.rating).items()}
+    staged = [g for g in results(session, tournament, config.scoring, stage)]
+    members: dict[int, list[str]] = {}
+    for row in session.scalars(select(PoolEntry).where(PoolEntry.tournament_id == tournament.id, PoolEntry.stage == stage).order_by(PoolEntry.pool, PoolEntry.seed)):
+        members.setdefault(row.pool, []).append(teams[row.entry_id])
+    return [table(members[pool], staged, ratings) for pool in sorted(members)]
+
+
+def advancing(session: Session, tournament: Tournament, config: TournamentDef, stage: int) -> list[Entry]:
+    """The teams that go on from ``stage``, ranked best first across the pools."""
+    advance = config.stages[stage].advance or 0
+    chosen = [line for pool in pool_standings(session, tournament, config, stage) for line in pool[:advance]]
+    chosen.sort(key=lambda s: (-s.points, -s.wins, -s.rating, s.team))
+    entries = {e.team: e for e in session.scalars(select(Entry).where(Entry.tournament_id == tournament.id))}
+    return [entries[line.team] for line in chosen]
+
+
+# ---------------------------------------------------------------- running
+
+
+@dataclass
+class Progress:
+    """What a run reports as it goes."""
+
+    total: int
+    done: int = 0
+    forfeits: int = 0
+    stage: str = ""
+
+
+@contextmanager
+def run_lock(url: str, name: str) -> Iterator[None]:
+    """Hold the lock that keeps two runs of one tournament apart (SQLite files only)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        yield
+        return
+    lock_path = f"{parsed.database}.{derive_seed(name):x}.lock"
+    try:
+        handle = open(lock_path, "a+")
+    except OSError as error:
+        raise TournamentError(f"cannot create the lock file {lock_path!r}: {error.strerror}") from None
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            raise TournamentError(f"tournament {name!r} is already running ({handle.read().strip() or 'another process'}); "
+                                  "wait for it to finish or stop it first") from None  # fmt: skip
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
+class TournamentRun:
+    """One ``arena run`` of a tournament: creates it or resumes it, then plays it out."""
+
+    def __init__(self, config: TournamentDef, text: str, sessions: sessionmaker[Session], base: Path,
+                 workers: int | None = None) -> None:  # fmt: skip
+        self.config = config
+        self.text = text
+        self.sessions = sessions
+        self.base = base
+        self.workers = workers or config.workers or os.cpu_count() or 1
+        self.tournament_id: int | None = None
+        self.specs: dict[int, BotSpec] = {}
+
+    def prepare(self) -> tuple[Tournament, bool]:
+        """Create the tournament and its first stage, or check that it may be resumed;
+        (the tournament, whether it already existed)."""
+        config = self.config
+        with self.sessions.begin() as session:
+            existing = session.scalars(select(Tournament).where(Tournament.name == config.name)).first()
+            if existing is not None:
+                if existing.config_hash != config.digest():
+                    raise TournamentError(
+                        f"tournament {config.name!r} already exists with a different configuration; "
+                        "to start a new one, change its name: in the file, or with "
+                        "'arena run FILE --name NEW-NAME'"
+                    )
+                self._check_bots_unchanged(session, existing)
+                forget_unfinished_moves(session, existing.id)
+                tournament, resumed = existing, True
+            else:
+                tournament = Tournament(name=config.name, game=config.game.model_dump(), config_text=self.text,
+                                        config_hash=config.digest(), config=config.model_dump(mode="json"),
+                                        seed=config.seed, stages=len(config.stages))  # fmt: skip
+                session.add(tournament)
+                session.flush()
+                entries = []
+                for number, (team, ref) in enumerate(config.team_bots().items(), 1):
+                    bot = resolve_team_bot(session, config, team, ref, self.base)
+                    entries.append(Entry(tournament_id=tournament.id, team=team, bot_id=bot.id, number=number))
+                session.add_all(entries)
+                session.flush()
+                plan_stage(session, tournament, config, 0, entries)
+                resumed = False
+            self.tournament_id = tournament.id
+            for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
+                self.specs[entry.id] = bot_spec(bot, entry.team, config)
+            return tournament, resumed
+
+    def _check_bots_unchanged(self, session: Session, tournament: Tournament) -> None:
+        for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
+            if bot.kind == "command" or bot.code_hash is None:
+                continue
+            if code_hash(bot.kind, bot.target, Path(bot.path or self.base)) != bot.code_hash:
+                raise TournamentError(f"the code of bot {bot.name!r} (team {entry.team!r}) changed since tournament "
+                                      f"{tournament.name!r} started, so resuming would mix two versions; restore it, "
+                                      "or start a new tournament under another name")  # fmt: skip
+
+    def jobs(self, session: Session, stage: int) -> list[GameJob]:
+        """The games of ``stage`` still to play, in schedule order."""
+        clock = TimeControl(self.config.time.move, self.config.time.grace, self.config.time.startup)
+        game = self.config.game.model_dump()
+        rows = session.scalars(select(Game).where(Game.tournament_id == self.tournament_id, Game.stage == stage,
+                                                  Game.status != "finished").order_by(Game.id))  # fmt: skip
+        return [GameJob(g.id, game, (self.specs[g.seat0], self.specs[g.seat1]), g.seed, clock) for g in rows]
+
+    def run(self, runner, on_record: Callable[[GameRecord, Progress], None] | None = None,
+            progress: Progress | None = None) -> Progress:  # fmt: skip
+        """Play every pending game, stage after stage; returns the final progress."""
+        config = self.config
+        progress = progress or Progress(expected_games(config))
+        started = time.monotonic()
+        with self.sessions.begin() as session:
+            tournament = session.get(Tournament, self.tournament_id)
+            tournament.status = "running"
+            tournament.started_at = tournament.started_at or time.time()
+            progress.done = session.scalar(select(func.count()).select_from(Game).where(Game.tournament_id == self.tournament_id, Game.status == "finished"))
+            progress.forfeits = session.scalar(select(func.count()).select_from(Game).where(
+                Game.tournament_id == self.tournament_id, Game.status == "finished", Game.offender.is_not(None)))
+        try:
+            for stage in range(len(config.stages)):
+                with self.sessions.begin() as session:
+                    planned = session.scalar(select(func.count()).select_from(Game).where(Game.tournament_id == self.tournament_id, Game.stage == stage))
+                    if not planned:
+                        tournament = session.get(Tournament, self.tournament_id)
+                        plan_stage(session, tournament, config, stage, advancing(session, tournament, config, stage - 1))
+                    jobs = self.jobs(session, stage)
+                progress.stage = config.stages[stage].name
+                for record in runner.run(jobs):
+                    with deferred_interrupt(), self.sessions.begin() as session:
+                        save_record(session, record)
+                    progress.done += 1
+                    if record.offender is not None and record.termination.is_forfeit:
+                        progress.forfeits += 1
+                        log.info("game %d: seat %d forfeits (%s): %s", record.game_id, record.offender,
+                                 record.termination.value, record.detail)  # fmt: skip
+                    if on_record is not None:
+                        on_record(record, progress)
+            status = "finished"
+        except BaseException:
+            status = "interrupted"
+            raise
+        finally:
+            with self.sessions.begin() as session:
+                session.execute(update(Tournament).where(Tournament.id == self.tournament_id).values(
+                    status=status, run_seconds=Tournament.run_seconds + (time.monotonic() - started),
+                    finished_at=time.time() if status == "finished" else None))  # fmt: skip
+        return progress
+
+
+@contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold back Ctrl-C while a game is being stored, then raise it: a game is all or nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[object] = []
+    previous = signal.signal(signal.SIGINT, lambda *args: caught.append(args))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt
