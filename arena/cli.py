@@ -321,3 +321,7 @@ def register(
                                move_time=move_time, base=Path.cwd())  # fmt: skip
     console.print(f"{status}: [bold]{row['name']}[/] v{row['version']} ({row['kind']} {row['target']}), "
                   f"games: {', '.join(row['games'])}", highlight=False)  # fmt: skip
+
+
+# Command groups kept in their own modules register themselves on ``app`` when imported.
+from arena import cli_reports  # noqa: E402,F401

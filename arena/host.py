@@ -57,6 +57,17 @@ class Host:
         return {"type": "ready", "description": description(self.module),
                 "games": list(getattr(self.module, "GAMES", []) or [])}
 
+    def describe(self) -> dict[str, Any]:
+        from arena.loader import check_contract, description, load_module
+
+        if self.module is None:
+            self.module = load_module(self.target)
+        check_contract(self.module, self.target)
+        params = getattr(self.module, "PARAMETERS", None)
+        return {"type": "description", "description": description(self.module),
+                "games": list(getattr(self.module, "GAMES", []) or []),
+                "parameters": sorted(params) if isinstance(params, dict) else None}  # fmt: skip
+
     def move(self, message: dict[str, Any], received: float) -> dict[str, Any]:
         from arena.clock import Clock
 
@@ -95,6 +106,8 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
                 _reply(fd_out, host.move(message, received))
             elif kind == "new_game":
                 _reply(fd_out, host.new_game(message))
+            elif kind == "describe":
+                _reply(fd_out, host.describe())
             elif kind == "game_over":
                 host.close_bot()
             elif kind == "quit":

@@ -1,8 +1,8 @@
 """The line protocol between the harness and a bot process (documented in docs/protocol.md).
 
 One JSON object per line each way, UTF-8, ending in ``\\n``. The harness sends ``new_game``,
-``move``, ``game_over`` and ``quit``; the bot answers ``new_game`` with ``ready`` and ``move``
-with ``move`` (or ``error`` when it failed). Everything a bot sends is untrusted: ``parse_reply``
+``move``, ``game_over``, ``quit`` and optionally ``describe``; the bot answers ``new_game`` with
+``ready``, ``move`` with ``move``, ``describe`` with ``description`` (or ``error`` when it failed). Everything a bot sends is untrusted: ``parse_reply``
 turns anything malformed into a ``ProtocolError`` with a short description.
 """
 
@@ -43,6 +43,8 @@ def game_over(moves: list[str], winner: int | None, termination: str) -> bytes:
 
 
 QUIT = encode({"type": "quit"})
+#: optional: ask what the bot is (``description`` reply: description, games, parameters)
+DESCRIBE = encode({"type": "describe"})
 
 
 def short(data: bytes | str, limit: int = 120) -> str:

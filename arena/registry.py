@@ -1,0 +1,122 @@
+"""Registering a bot: describe it, smoke-test it against a random bot, store its version."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena import protocol
+from arena.botspec import BotSpec
+from arena.errors import ArenaError
+from arena.games import GAMES, get_game
+from arena.loader import is_path
+from arena.match import TimeControl, play_game
+from arena.process import BotFault
+from arena.store import Bot
+from arena.worker import BotPlayer, derive_seed
+
+RANDOM = BotSpec("random", "python", "bots.randombot")
+
+
+class RegistrationError(ArenaError):
+    """A bot that failed its checks and was not registered."""
+
+
+def describe(spec: BotSpec, timeout: float = 20.0) -> dict[str, Any]:
+    """What the bot says of itself (description, games, parameters), asked in its own process."""
+    player = BotPlayer(spec)
+    try:
+        from arena.process import BotProcess
+
+        player.process = BotProcess(spec.argv(), spec.name)
+        player.process.send(protocol.DESCRIBE)
+        line = player.process.receive(timeout)
+        message = protocol.parse_reply(line, "description")
+        if message["type"] == "error":
+            raise RegistrationError(f"bot {spec.target!r} cannot be loaded: {message['message']}")
+        return message
+    except BotFault as fault:
+        tail = player.take_stderr().strip().splitlines()[-5:]
+        raise RegistrationError(f"bot {spec.target!r} did not start: {fault.detail}"
+                                + ("\n  " + "\n  ".join(tail) if tail else "")) from None  # fmt: skip
+    except protocol.ProtocolError as error:
+        raise RegistrationError(f"bot {spec.target!r} does not speak the protocol: {error}") from None
+    finally:
+        player.close()
+
+
+def smoke_game(spec: BotSpec, game_name: str, move_time: float) -> None:
+    """One game against the random bot, bot moving first; ``RegistrationError`` if it faults."""
+    players = (BotPlayer(spec), BotPlayer(RANDOM))
+    try:
+        game = get_game(game_name)
+        record = play_game(game, players, (derive_seed("smoke", 0), derive_seed("smoke", 1)),
+                           TimeControl(move=move_time, grace=0.1, startup=20.0))  # fmt: skip
+    finally:
+        for player in players:
+            player.close()
+    if record.offender is not None:
+        who = "the bot" if record.offender == 0 else "the random opponent"
+        tail = record.stderr[record.offender].strip().splitlines()[-8:]
+        raise RegistrationError(
+            f"smoke game of {game_name} against random: {who} forfeited "
+            f"({record.termination.value}) after {len(record.moves)} moves: {record.detail}"
+            + ("\n  stderr:\n    " + "\n    ".join(tail) if tail else "")
+        )
+
+
+def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str, target: str,
+                 params: dict[str, Any], games: list[str], python: str | None, move_time: float,
+                 base: Path) -> tuple[dict[str, Any], str]:  # fmt: skip
+    """Check and store a bot; (its row as data, what happened: registered / new version / unchanged)."""
+    from arena.tournament import code_hash
+
+    if kind != "command" and is_path(target):
+        path = (base / target).resolve()
+        if not path.is_file():
+            raise RegistrationError(f"no bot file {target!r}")
+        target = str(path)
+    for game in games:
+        if game not in GAMES:
+            raise RegistrationError(f"unknown game {game!r}; the games are: {', '.join(GAMES)}")
+    name = name or _default_name(kind, target)
+    spec = BotSpec(name, kind, target, json.dumps(params, sort_keys=True), python, str(base))
+    description, claimed = "", None
+    if kind != "command":
+        info = describe(spec)
+        description, claimed = info.get("description", ""), info.get("games") or None
+    if not games:
+        games = [claimed[0]] if claimed else ["tictactoe"]
+    for game in games:
+        if claimed and game not in claimed:
+            raise RegistrationError(f"bot {name!r} does not play {game!r}; it plays {', '.join(claimed)}")
+        smoke_game(spec, game, move_time)
+    fields = {"kind": kind, "target": target, "params": spec.params, "python": python,
+              "path": str(base), "code_hash": code_hash(kind, target, base)}  # fmt: skip
+    with sessions.begin() as session:
+        latest = session.scalars(select(Bot).where(Bot.name == name).order_by(Bot.version.desc())).first()
+        if latest is not None and all(getattr(latest, k) == v for k, v in fields.items()):
+            latest.registered = True
+            latest.games = sorted(set(latest.games or []) | set(claimed or games))
+            row, status = latest, "unchanged"
+        else:
+            row = Bot(name=name, version=latest.version + 1 if latest else 1, description=description,
+                      games=claimed or games, registered=True, **fields)  # fmt: skip
+            session.add(row)
+            status = "new version" if latest else "registered"
+        session.flush()
+        return {"name": row.name, "version": row.version, "kind": row.kind, "target": row.target,
+                "games": row.games or []}, status  # fmt: skip
+
+
+def _default_name(kind: str, target: str) -> str:
+    if kind == "command":
+        return os.path.basename(target.split()[0]) if target.split() else "bot"
+    if is_path(target):
+        return Path(target).stem
+    return target.rsplit(".", 1)[-1]
