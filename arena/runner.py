@@ -10,12 +10,16 @@ import logging
 import multiprocessing
 import os
 import signal
-from collections import deque
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 
 from arena.records import GameRecord
-from arena.worker import GameJob, run_game, warm_bots
+from arena.botspec import BotSpec
+from arena.worker import WARM_PROCESSES, GameJob, run_game, warm_bots
+
+#: how far down the queue a worker looks for a game whose bots it has warm
+AFFINITY_WINDOW = 256
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +48,28 @@ class _Worker:
         self.process.start()
         child.close()
         self.job: GameJob | None = None
+        self.warm: OrderedDict[BotSpec, None] = OrderedDict()  # mirrors the worker's WarmBots
 
     def give(self, job: GameJob) -> None:
         self.job = job
+        for spec in job.bots:
+            self.warm[spec] = None
+            self.warm.move_to_end(spec)
+        while len(self.warm) > WARM_PROCESSES:
+            self.warm.popitem(last=False)
         self.connection.send(job)
+
+    def pick(self, queue: list[GameJob]) -> GameJob:
+        """Take from ``queue`` the first game whose bots are warm here (both, else one, else
+        the first): starting a bot process costs far more than a whole fast game."""
+        best, best_score = 0, -1
+        for index, job in enumerate(queue[:AFFINITY_WINDOW]):
+            score = sum(spec in self.warm for spec in job.bots)
+            if score > best_score:
+                best, best_score = index, score
+                if score == 2:
+                    break
+        return queue.pop(best)
 
     def stop(self, timeout: float = 5.0) -> None:
         try:
@@ -73,7 +95,7 @@ class LocalRunner:
 
     def run(self, jobs: Iterable[GameJob]) -> Iterator[GameRecord]:
         """Play ``jobs``; yield each game's record as it finishes (in no fixed order)."""
-        queue = deque(jobs)
+        queue = list(jobs)
         if not queue:
             return
         context = multiprocessing.get_context("fork")
@@ -84,7 +106,7 @@ class LocalRunner:
                 workers.append(_Worker(context, started))
                 started += 1
             for worker in workers:
-                worker.give(queue.popleft())
+                worker.give(worker.pick(queue))
             while any(w.job is not None for w in workers):
                 busy = [w for w in workers if w.job is not None]
                 ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
@@ -98,7 +120,7 @@ class LocalRunner:
                     if record is not None:
                         worker.job = None
                         if queue:
-                            worker.give(queue.popleft())
+                            worker.give(worker.pick(queue))
                         yield record
                     elif worker.process.sentinel in ready or not worker.process.is_alive():
                         lost = worker.job

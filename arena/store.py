@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -220,27 +221,35 @@ def open_store(url: str = DEFAULT_URL) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
+_MOVES = None
+_FINISH = None
+
+
 def save_record(session: Session, record: GameRecord) -> None:
-    """Store a finished game: its result and every move (the caller commits)."""
+    """Store a finished game: its result and every move (the caller commits).
+
+    Plain Core statements, compiled once: this runs once a game in the only writer, and the
+    ORM's unit of work would cost several times more than SQLite itself.
+    """
+    global _MOVES, _FINISH
+    if _MOVES is None:
+        _MOVES = Move.__table__.insert()
+        _FINISH = Game.__table__.update().where(Game.__table__.c.id == bindparam("game_id"))
+    connection = session.connection()
+    game_id = record.game_id
     moves = record.moves
     if moves:
-        session.execute(
-            insert(Move),
-            [{"game_id": record.game_id, "ply": ply, "seat": m.seat, "move": m.move,
-              "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms} for ply, m in enumerate(moves, 1)],
-        )  # fmt: skip
-    points = record.points
-    session.execute(
-        update(Game)
-        .where(Game.id == record.game_id)
-        .values(status="finished", winner=record.winner,
-                points0=None if points is None else points[0],
-                points1=None if points is None else points[1],
-                termination=record.termination.value, offender=record.offender,
-                detail=record.detail, stderr0=record.stderr[0] or None,
-                stderr1=record.stderr[1] or None, plies=len(moves),
-                started_at=record.started_at, finished_at=record.finished_at)
-    )  # fmt: skip
+        connection.execute(_MOVES, [{"game_id": game_id, "ply": ply, "seat": m.seat, "move": m.move,
+                                     "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms}
+                                    for ply, m in enumerate(moves, 1)])  # fmt: skip
+    points = record.points or (None, None)
+    connection.execute(_FINISH, {
+        "game_id": game_id, "status": "finished", "winner": record.winner,
+        "points0": points[0], "points1": points[1], "termination": record.termination.value,
+        "offender": record.offender, "detail": record.detail,
+        "stderr0": record.stderr[0] or None, "stderr1": record.stderr[1] or None,
+        "plies": len(moves), "started_at": record.started_at, "finished_at": record.finished_at,
+    })  # fmt: skip
 
 
 def forget_unfinished_moves(session: Session, tournament_id: int) -> int:

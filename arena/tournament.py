@@ -218,6 +218,7 @@ def run_lock(url: str, name: str) -> Iterator[None]:
         return
     lock_path = f"{parsed.database}.{derive_seed(name):x}.lock"
     try:
+        Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
         handle = open(lock_path, "a+")
     except OSError as error:
         raise TournamentError(f"cannot create the lock file {lock_path!r}: {error.strerror}") from None

@@ -19,8 +19,9 @@ from arena.match import Player, Reply, TimeControl, play_game
 from arena.process import BotFault, BotProcess
 from arena.records import GameRecord, Termination
 
-#: warm bot processes a worker keeps idle at most (a 72-team event would otherwise keep 72)
-WARM_PROCESSES = 8
+#: warm bot processes a worker keeps idle at most (a 72-team event would otherwise keep 72);
+#: the runner sends each worker games whose bots it has warm, so a pool's teams stay warm
+WARM_PROCESSES = 16
 
 
 def derive_seed(*parts: Any) -> int:

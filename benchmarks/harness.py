@@ -1,0 +1,167 @@
+"""The harness's own costs and timing, in one run.
+
+(a) uttt random-vs-random games per second, bots in their own processes and every move
+    stored in SQLite, with 1 and 2 workers, beside the same games in one process with no
+    processes and no storage (the floor);
+(b) the harness's overhead per move: the wall time the harness measures for a move of a bot
+    that answers at once (pipes, JSON both ways, the host's bookkeeping, the scheduler),
+    median and p99;
+(c) how far past its limit a bot that never answers is killed (median, max) with every
+    worker doing it at once, and the forfeits of a bot that thinks for 90 % of a 50 ms limit
+    over 2,000 moves with every worker busy (target 0).
+
+Run: python benchmarks/harness.py [--games N] [--runs R] [--workers W]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import select  # noqa: E402
+
+from arena.botspec import BotSpec  # noqa: E402
+from arena.config import parse_config  # noqa: E402
+from arena.games import get_game  # noqa: E402
+from arena.match import TimeControl  # noqa: E402
+from arena.process import BotFault  # noqa: E402
+from arena.runner import LocalRunner  # noqa: E402
+from arena.store import Move, open_store  # noqa: E402
+from arena.tournament import TournamentRun  # noqa: E402
+from arena.worker import BotPlayer  # noqa: E402
+
+BOTS = Path(__file__).resolve().parent / "bots"
+
+
+def floor_rate(games: int) -> float:
+    """uttt random-vs-random games a second in this process: no bot processes, no storage."""
+    game = get_game("uttt")
+    rng = random.Random(1)
+    start = time.perf_counter()
+    for _ in range(games):
+        state = game.initial_state()
+        while not state.is_terminal:
+            state = state.play(rng.choice(state.legal_moves()))
+    return games / (time.perf_counter() - start)
+
+
+def tournament_yaml(name: str, teams: int, games_per_pair: int) -> str:
+    bots = "\n".join(f"  r{i}: {{module: bots.randombot}}" for i in range(teams))
+    return (f"name: {name}\ngame: uttt\nseed: 1\ntime: {{move: 1.0}}\nbots:\n{bots}\n"
+            f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n")  # fmt: skip
+
+
+def harness_rate(workers: int, teams: int, games_per_pair: int, folder: Path) -> tuple[float, int, list[float]]:
+    """Games a second of a whole uttt random tournament through the harness, and its moves' wall ms."""
+    url = f"sqlite:///{folder}/bench-{workers}-{time.monotonic_ns()}.sqlite3"
+    config = parse_config(tournament_yaml("bench", teams, games_per_pair))
+    sessions = open_store(url)
+    run = TournamentRun(config, "", sessions, ROOT, workers)
+    run.prepare()
+    start = time.perf_counter()
+    progress = run.run(LocalRunner(workers))
+    elapsed = time.perf_counter() - start
+    with sessions() as session:
+        walls = list(session.scalars(select(Move.wall_ms)))
+    return progress.done / elapsed, progress.done, walls
+
+
+def _kill_delays(limit: float, count: int, queue) -> None:
+    spec = BotSpec("hang", "python", str(BOTS / "never_answers.py"))
+    clock = TimeControl(move=limit, grace=TimeControl().grace)
+    game = get_game("uttt")
+    delays = []
+    for i in range(count):
+        player = BotPlayer(spec)
+        player.start_game(game, 0, i, clock)
+        start = time.monotonic()
+        try:
+            player.request_move(game.initial_state(), [], clock)
+        except BotFault:
+            delays.append(time.monotonic() - start - limit)
+        player.close()
+    queue.put(delays)
+
+
+def kill_delays(workers: int, limit: float, count: int) -> list[float]:
+    """Seconds past ``limit`` at which never-answering bots were killed, ``workers`` at once."""
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    processes = [context.Process(target=_kill_delays, args=(limit, count, queue)) for _ in range(workers)]
+    for p in processes:
+        p.start()
+    delays = [d for _ in processes for d in queue.get()]
+    for p in processes:
+        p.join()
+    return delays
+
+
+def busy_forfeits(workers: int, moves: int, folder: Path) -> tuple[int, int]:
+    """(moves played, forfeits) of busy90 bots (90 % of a 50 ms limit), every worker busy."""
+    per_game = 40  # about: uttt random games last 40-60 plies
+    pairs = max(1, moves // per_game)
+    yaml = (f"name: busy\ngame: uttt\nseed: 2\ntime: {{move: 0.05}}\nbots:\n"
+            f"  a: {{path: {BOTS / 'busy90.py'}}}\n  b: {{path: {BOTS / 'busy90.py'}}}\n"
+            f"stages:\n  - {{games_per_pair: {pairs}}}\n")  # fmt: skip
+    sessions = open_store(f"sqlite:///{folder}/busy-{time.monotonic_ns()}.sqlite3")
+    run = TournamentRun(parse_config(yaml), yaml, sessions, ROOT, workers)
+    run.prepare()
+    run.run(LocalRunner(workers))
+    with sessions() as session:
+        played = session.scalar(select(Move.id).order_by(Move.id.desc()).limit(1)) or 0
+        from arena.store import Game
+
+        forfeits = len(list(session.scalars(select(Game.id).where(Game.offender.is_not(None)))))
+    return played, forfeits
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--teams", type=int, default=12, help="random bots in the throughput tournament")
+    parser.add_argument("--games-per-pair", type=int, default=6)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--busy-moves", type=int, default=2000)
+    args = parser.parse_args()
+    games = args.teams * (args.teams - 1) // 2 * args.games_per_pair
+    print(f"(a) uttt random vs random, {games} games a run, median of {args.runs} runs")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        floors, rates = [], {1: [], args.workers: []}
+        walls: list[float] = []
+        for _ in range(args.runs):
+            floors.append(floor_rate(min(games, 400)))
+            for workers in rates:
+                rate, _, run_walls = harness_rate(workers, args.teams, args.games_per_pair, folder)
+                rates[workers].append(rate)
+                walls = run_walls if workers == 1 else walls
+        floor = statistics.median(floors)
+        print(f"    floor, one process, no storage: {floor:8.1f} games/s")
+        for workers, values in rates.items():
+            median = statistics.median(values)
+            print(f"    harness, {workers} worker(s):          {median:8.1f} games/s "
+                  f"({median / floor:.2f} x floor; runs: {', '.join(f'{v:.0f}' for v in values)})")  # fmt: skip
+        walls.sort()
+        print(f"(b) harness overhead per move (instant bot, 1 worker, {len(walls)} moves): "
+              f"median {statistics.median(walls) * 1000:.0f} us, p99 {walls[int(len(walls) * 0.99)] * 1000:.0f} us")  # fmt: skip
+        delays = kill_delays(args.workers, 0.1, 10)
+        print(f"(c) never-answering bot, limit 100 ms, grace {TimeControl().grace * 1000:.0f} ms, "
+              f"{args.workers} at once, {len(delays)} kills: killed past the limit by median "
+              f"{statistics.median(delays) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms")  # fmt: skip
+        played, forfeits = busy_forfeits(args.workers, args.busy_moves, folder)
+        print(f"    bot thinking 90 % of a 50 ms limit, {args.workers} workers: {played} moves, "
+              f"{forfeits} forfeits (target 0)")
+
+
+if __name__ == "__main__":
+    main()
