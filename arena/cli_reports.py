@@ -2,4 +2,191 @@
 
 from __future__ import annotations
 
-from arena.cli import app  # noqa: F401
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from arena.cli import DEFAULT_DB, Db, Json, app, console, errors, print_json, sessions
+from arena.errors import ArenaError
+
+TournamentName = Annotated[str | None, typer.Argument(help="The tournament (default: the latest).", show_default=False)]
+
+
+def _number(value: float) -> str:
+    return f"{value:g}" if value == int(value) else f"{value:.1f}"
+
+
+def _forfeits(forfeits: dict[str, int]) -> str:
+    return ", ".join(f"{kind.replace('_', ' ')} {count}" for kind, count in sorted(forfeits.items()))
+
+
+def _ms(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def pick_stage(found, stage: str) -> int:
+    """The stage called ``stage`` (its name, or its number from 0)."""
+    names = [s.name for s in found.stages]
+    if stage in names:
+        return names.index(stage)
+    if stage.isdigit() and int(stage) < len(names):
+        return int(stage)
+    raise ArenaError(f"tournament {found.tournament.name!r} has no stage {stage!r}; its stages: "
+                     + ", ".join(f"{i} {n}" for i, n in enumerate(names)))  # fmt: skip
+
+
+def pick_pool(stage, pool: str) -> int:
+    """The pool called ``pool`` in ``stage``: its letter (A, B, ...) or its number from 0."""
+    names = [p.name for p in stage.pools]
+    if not names:
+        raise ArenaError(f"stage {stage.name!r} has not started: its pools are not drawn yet")
+    if pool.upper() in names:
+        return names.index(pool.upper())
+    if pool.isdigit() and int(pool) < len(names):
+        return int(pool)
+    raise ArenaError(f"stage {stage.name!r} has no pool {pool!r}; its pools: {', '.join(names)} (or 0-{len(names) - 1})")
+
+
+@app.command()
+def leaderboard(
+    tournament: TournamentName = None,
+    stage: Annotated[str | None, typer.Option("--stage", "-s", help="A stage's pool standings (name or number from 0).")] = None,
+    pool: Annotated[str | None, typer.Option("--pool", "-p", help="Only this pool of the stage (A, B, ... or number from 0).")] = None,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """The leaderboard by TrueSkill (μ − 3σ), or a stage's pool standings with the course tie-breaks."""
+    from arena.results import describe_status, find_tournament, load_results
+
+    if pool is not None and stage is None:
+        raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
+    with sessions(db).begin() as session:
+        found = load_results(session, find_tournament(session, tournament))
+    t, note = found.tournament, describe_status(found)
+    header = {"tournament": t.name, "game": t.game["name"], "status": t.status, "complete": found.complete,
+              "games_finished": found.totals.finished, "games_expected": found.totals.expected}  # fmt: skip
+    if stage is None:
+        _print_leaderboard(found, header, note, as_json)
+        return
+    number = pick_stage(found, stage)
+    chosen = found.stages[number]
+    pools = chosen.pools if pool is None else [chosen.pools[pick_pool(chosen, pool)]]
+    if as_json:
+        print_json({**header, "stage": chosen.name, "stage_status": chosen.status, "pools": [
+            {"pool": p.name, "standings": [
+                {"rank": s.rank, "team": s.team, "points": s.points, "games": s.games, "wins": s.wins,
+                 "draws": s.draws, "losses": s.losses, "forfeits": dict(s.forfeits),
+                 "rating": round(s.rating, 4), "advanced": s.team in p.advanced} for s in p.lines]}
+            for p in pools]})  # fmt: skip
+        return
+    _title(found, note, f"stage {chosen.name} ({chosen.status})")
+    if not pools:
+        console.print(f"Stage {chosen.name!r} has not started: its pools are drawn when the stage before it ends.")
+    for p in pools:
+        out = Table("#", "team", "points", "games", "W", "D", "L", "forfeits", "μ−3σ", "",
+                    title=f"pool {p.name}: {p.finished}/{p.planned} games", title_justify="left")  # fmt: skip
+        for s in p.lines:
+            out.add_row(str(s.rank), s.team, _number(s.points), str(s.games), str(s.wins), str(s.draws),
+                        str(s.losses), _forfeits(s.forfeits), f"{s.rating:.2f}",
+                        "[green]advanced[/]" if s.team in p.advanced else "")  # fmt: skip
+        _wide().print(out)
+
+
+def _wide():
+    """The console to print tables on: the terminal's, or a wide one when output is piped."""
+    from rich.console import Console
+
+    return console if console.is_terminal else Console(width=180)
+
+
+def _title(found, note: str | None, what: str) -> None:
+    t = found.tournament
+    console.print(f"[bold]{t.name}[/]: {t.game['name']}, {what}; {found.totals.finished}/{found.totals.expected} "
+                  f"games, status {t.status}", highlight=False)  # fmt: skip
+    if note:
+        console.print(f"[yellow]{note}[/]", highlight=False)
+
+
+def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> None:
+    if as_json:
+        print_json({**header, "note": note,
+                    "rating": {s.name: s.value for s in found.rating_settings},
+                    "leaderboard": [line.to_dict() for line in found.leaderboard]})  # fmt: skip
+        return
+    _title(found, note, "leaderboard by TrueSkill μ − 3σ")
+    course = found.has_course_points and found.config.scoring != "course2019"
+    columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "games", "W-D-L", "points"]
+    columns += ["course pts"] if course else []
+    out = Table(*columns, "forfeits", "mean ms", "max ms")
+    for column in out.columns:
+        if column.header not in ("team", "bot", "forfeits"):
+            column.justify = "right"
+    for line in found.leaderboard:
+        bot = "" if line.bot == line.team else line.bot
+        row = [str(line.rank), line.team, bot, f"{line.conservative:.2f}", f"{line.mu:.2f}", f"{line.sigma:.2f}",
+               str(line.games), f"{line.wins}-{line.draws}-{line.losses}", _number(line.points)]  # fmt: skip
+        row += [_number(line.course_points or 0)] if course else []
+        out.add_row(*row, _forfeits(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
+    _wide().print(out)
+    settings = ", ".join(f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings)
+    _wide().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
+
+
+@app.command()
+def replay(
+    game_id: Annotated[int, typer.Argument(help="The game's id (see 'arena games').", show_default=False)],
+    ply: Annotated[int | None, typer.Option("--ply", "-n", help="Jump to this ply (0 = the start).")] = None,
+    delay: Annotated[float | None, typer.Option("--delay", "-d", min=0, help="Play it back, this many seconds a move.")] = None,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """Replay a stored game move by move, re-played through the engine (which checks the record).
+
+    In a terminal: ←/→ step, Home/End jump, space plays or pauses, q quits.
+    """
+    from arena.replay import ReplayError, interactive, load_replay, print_replay
+
+    with sessions(db).begin() as session:
+        shown = load_replay(session, game_id)
+    if ply is not None and not 0 <= ply <= shown.last_ply:
+        raise ArenaError(f"game {game_id} has plies 0-{len(shown.moves)}; --ply {ply} is not one of them")
+    if as_json:
+        print_json(shown.to_dict())
+    elif sys.stdin.isatty() and console.is_terminal:
+        interactive(shown, console, ply or 0, delay)
+    else:
+        console.print(f"[bold]game {game_id}[/] of {shown.tournament}: {shown.game.name}, stage {shown.stage}, "
+                      f"pool {shown.pool}, round {shown.round + 1}", highlight=False)  # fmt: skip
+        print_replay(shown, lambda text: console.print(text + "\n", highlight=False, markup=False), ply, delay)
+    if shown.problem is not None:
+        raise ReplayError(f"game {game_id} does not re-play: {shown.problem}")
+    if not as_json and shown.status == "finished":
+        console.print(f"[green]re-played through the engine: every move legal, result confirmed[/]")
+
+
+@app.command()
+def report(
+    tournament: TournamentName = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write to (default: reports/<tournament>/).")] = None,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Write the tournament's HTML report: a static site that works offline (open index.html)."""
+    from arena.report import write_report
+    from arena.results import find_tournament
+
+    start = time.monotonic()
+    with sessions(db).begin() as session:
+        name = find_tournament(session, tournament).name
+    folder = out or Path("reports") / name
+    written = write_report(sessions(db), name, folder)
+    elapsed = time.monotonic() - start
+    console.print(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open {folder / 'index.html'}",
+                  highlight=False)  # fmt: skip
+    if written.note:
+        console.print(f"[yellow]{written.note}[/]", highlight=False)
+    for problem in written.problems[:10]:
+        errors.print(f"[red]{problem}[/]", highlight=False)

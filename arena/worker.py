@@ -24,6 +24,11 @@ from arena.records import GameRecord, Termination
 WARM_PROCESSES = 16
 
 
+#: what an ``error`` reply's ``kind`` makes of the game (anything else is a crash): a host
+#: may tell a broken rule (a course bot that changed its board) or its memory running out
+ERROR_KINDS = {"illegal_move": Termination.ILLEGAL_MOVE, "resource_limit": Termination.RESOURCE_LIMIT}
+
+
 def derive_seed(*parts: Any) -> int:
     """A 63-bit seed from ``parts``, the same on every machine and Python version."""
     digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=8).digest()
@@ -77,8 +82,7 @@ class BotPlayer(Player):
         except protocol.ProtocolError as error:
             raise self._fault(BotFault(Termination.PROTOCOL_ERROR, str(error))) from None
         if message["type"] == "error":
-            termination = (Termination.RESOURCE_LIMIT if message["kind"] == "resource_limit"
-                           else Termination.CRASH)  # fmt: skip
+            termination = ERROR_KINDS.get(message["kind"], Termination.CRASH)
             raise self._fault(BotFault(termination, message["message"]))
         return message, wall, None if cpu is None or end_cpu is None else end_cpu - cpu
 
