@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from arena import sandbox
+import arena
+import bots
 
 KINDS = ("python", "command", "course2019")
+SANDBOX = str(Path(__file__).with_name("sandbox.py"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +23,9 @@ class BotSpec:
     """A bot as the workers start it. Hashable, so warm processes can be kept per spec.
 
     ``kind`` is ``python`` (a module run by arena's host program), ``command`` (any program
-    speaking the protocol) or ``course2019`` (a 2019 course bot file); ``params`` is JSON text.
+    speaking the protocol) or ``course2019`` (a 2019 course bot file); ``params`` is JSON text;
+    ``path`` the folder the bot was declared from (modules are imported from it, relative
+    command paths resolved in it); ``sandbox`` False runs it without namespaces or Landlock.
     """
 
     name: str
@@ -30,23 +36,68 @@ class BotSpec:
     path: str | None = None
     memory_mb: int | None = 1024
     file_size_mb: int | None = 16
+    sandbox: bool = True
 
     @property
     def parameters(self) -> dict[str, Any]:
         return json.loads(self.params)
 
-    def argv(self) -> list[str]:
-        """The command line that starts this bot, confined."""
-        limits = sandbox.limit_arguments(self.memory_mb, self.file_size_mb)
+    def command(self) -> list[str]:
+        """The bot's own command line, before confinement."""
         python = self.python or sys.executable
         if self.kind == "python":
             path = ["--path", self.path] if self.path else []
-            return [python, "-m", "arena.host", *limits, *path, self.target, self.params]
+            return [python, "-m", "arena.host", *path, self.target, self.params]
         if self.kind == "course2019":
             from arena import course
 
-            return course.host_argv(python, self, limits)
+            return course.host_argv(python, self)
         command = shlex.split(self.target)
         if self.path and command and os.sep in command[0] and not os.path.isabs(command[0]):
             command[0] = os.path.join(self.path, command[0])
-        return [sys.executable, "-m", "arena.sandbox", *limits, "--", *command]
+        return command
+
+    def argv(self) -> list[str]:
+        """The command line that starts this bot, confined by the sandbox wrapper."""
+        limits = ["--parent-pid", str(os.getpid())]
+        if self.memory_mb is not None:
+            limits += ["--memory-mb", str(self.memory_mb)]
+        if self.file_size_mb is not None:
+            limits += ["--file-size-mb", str(self.file_size_mb)]
+        if not self.sandbox:
+            limits.append("--open")
+        command = self.command()
+        for path in self.readable(command):
+            limits += ["--read", path]
+        return [sys.executable, "-I", "-S", SANDBOX, *limits, "--", *command]
+
+    def readable(self, command: list[str]) -> list[str]:
+        """What the bot may read besides the system: its interpreter, arena's and the built-in
+        bots' code, and its own code, but no other file (other bots, the database)."""
+        paths = {sys.prefix, sys.base_prefix, sys.exec_prefix,
+                 str(Path(arena.__file__).parent), str(Path(bots.__file__).parent)}  # fmt: skip
+        executable = shutil.which(command[0]) if command else None
+        if executable:
+            real = Path(executable).resolve()
+            paths.add(str(real.parent.parent))  # the interpreter's or program's prefix
+            if "pyenv" in executable:  # a pyenv shim runs pyenv itself first
+                paths.add(str(Path(executable).parent.parent))
+        if self.kind == "python":
+            paths |= self._module_paths()
+        elif self.kind == "course2019":
+            paths.add(self.target)
+        else:
+            base = Path(self.path or ".")
+            paths |= {str((base / arg).resolve()) for arg in command[1:] if (base / arg).is_file()}
+        return sorted(paths)
+
+    def _module_paths(self) -> set[str]:
+        target = self.target
+        if target.endswith(".py") or os.sep in target:
+            return {str(Path(self.path or ".", target).resolve())}
+        top = target.split(".")[0]
+        for folder in filter(None, [self.path]):
+            for candidate in (Path(folder, top), Path(folder, top + ".py")):
+                if candidate.exists():
+                    return {str(candidate.resolve())}
+        return set()

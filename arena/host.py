@@ -1,6 +1,6 @@
 """The host program that runs a Python bot module as a bot process.
 
-``python -m arena.host [limits] TARGET [PARAMS_JSON]`` speaks the line protocol of
+``python -m arena.host [--path DIR] TARGET [PARAMS_JSON]`` (started through arena/sandbox.py) speaks the line protocol of
 docs/protocol.md on its stdin/stdout for the bot module ``TARGET`` (a dotted module name or a
 ``.py`` path). The protocol keeps the process's real stdout to itself: anything the bot prints,
 from Python or C, goes to stderr, which the harness captures.
@@ -16,8 +16,6 @@ import sys
 import time
 import traceback
 from typing import Any
-
-from arena import sandbox
 
 
 def _reply(fd: int, message: dict[str, Any]) -> None:
@@ -119,12 +117,10 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m arena.host")
-    sandbox.add_arguments(parser)
     parser.add_argument("--path", action="append", default=[], help="folder to import bots from")
     parser.add_argument("target")
     parser.add_argument("params", nargs="?", default="{}")
     options = parser.parse_args(argv)
-    sandbox.confine(options.memory_mb, options.file_size_mb, options.parent_pid)
     sys.path[:0] = options.path
     protocol_out = os.dup(1)
     os.dup2(2, 1)  # prints, even from C code, go to stderr
