@@ -1,0 +1,519 @@
+"""Xtreme tic-tac-toe, the game of the 2019 course tournament (rules: ``GAMES.md``, ``xtreme``).
+
+Two big boards ``k`` = 0 and 1, each a 3x3 grid of small 3x3 boards. A move is the int
+``k * 81 + row * 9 + col`` (``row``, ``col`` 0-8 on big board ``k``'s 9x9 grid) and the text
+``"k row col"``, e.g. ``"1 4 4"``.
+
+Small boards are numbered ``k * 9 + b``, with ``b`` = ``(row // 3) * 3 + col // 3`` the small
+board's place on its big board, row by row; a cell inside a small board is the bit index
+``(row % 3) * 3 + col % 3``. ``board_of``, ``cell_of`` and ``move_at`` convert between the two.
+
+The state keeps each player's cells as 18 9-bit masks (``State.masks``). Random playouts use
+their own representation, built from the state: each small board is one base-3 number, and a
+table lists, for every small-board position and player, the position after each empty cell.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from arena.games.base import Game, IllegalMoveError, Move, Outcome, State
+from arena.games.tictactoe import CELLS, FULL, WINS
+
+#: points of a big board's 9 small boards in a drawn game, by place, row by row:
+#: corners 4, edges 6, centre 3 (86 over both big boards)
+BOARD_POINTS = (4, 6, 4, 6, 3, 6, 4, 6, 4)
+#: what the winner of a game (or the opponent of a player who forfeits) scores
+WIN_POINTS = 86
+#: the outcome of a game won by seat 0 or 1, with its course points
+WIN_OUTCOMES = (Outcome(0, (WIN_POINTS, 0)), Outcome(1, (0, WIN_POINTS)))
+
+#: POINTS9[mask]: draw points of the small boards whose places are the set bits of a 9-bit mask
+POINTS9 = tuple(sum(BOARD_POINTS[i] for i in CELLS[mask]) for mask in range(512))
+ALL_BOARDS = (1 << 18) - 1
+
+_ONGOING, _DRAWN = -1, 2
+_MOVES = range(162)
+#: BOARD_OF[move], CELL_OF[move]: the small board index k*9+b of a move and its cell bit index
+BOARD_OF = tuple(m // 81 * 9 + m % 81 // 27 * 3 + m % 9 // 3 for m in _MOVES)
+CELL_OF = tuple(m % 81 // 9 % 3 * 3 + m % 3 for m in _MOVES)
+#: MOVE_AT[board][cell]: the move at cell bit ``cell`` of small board ``board``
+MOVE_AT = tuple(
+    tuple(board // 9 * 81 + (board % 9 // 3 * 3 + cell // 3) * 9 + board % 3 * 3 + cell % 3
+          for cell in range(9))
+    for board in range(18)
+)
+#: BOARD_MOVES[board][empty]: the moves at the set bits of the 9-bit mask ``empty``, increasing
+BOARD_MOVES = tuple(
+    tuple(tuple(MOVE_AT[board][cell] for cell in CELLS[empty]) for empty in range(512))
+    for board in range(18)
+)
+
+
+def board_of(move: Move) -> int:
+    """The small board ``k * 9 + b`` that ``move`` lies in."""
+    return BOARD_OF[move]
+
+
+def cell_of(move: Move) -> int:
+    """The cell of ``move`` inside its small board: bit index ``(row % 3) * 3 + col % 3``."""
+    return CELL_OF[move]
+
+
+def move_at(board: int, cell: int) -> Move:
+    """The move at cell bit index ``cell`` (0-8) of small board ``board`` (``k * 9 + b``)."""
+    return MOVE_AT[board][cell]
+
+
+def board_name(board: int) -> str:
+    """How messages name small board ``k * 9 + b``: its (row, col) place and big board."""
+    place = board % 9
+    return f"small board ({place // 3}, {place % 3}) of big board {board // 9}"
+
+
+def draw_points(won_x: int, won_o: int) -> tuple[int, int]:
+    """Course points of each player in a draw, from the 18-bit masks of the small boards each
+    won (bit ``k * 9 + b``); drawn small boards score nothing."""
+    return (POINTS9[won_x & FULL] + POINTS9[won_x >> 9],
+            POINTS9[won_o & FULL] + POINTS9[won_o >> 9])
+
+
+def course_points(state: XtremeState) -> tuple[int, int]:
+    """What each player's small boards won so far are worth: its points if the game were a draw
+    now (a finished game's actual points are ``state.outcome.points``)."""
+    return draw_points(*state.won)
+
+
+class Xtreme(Game):
+    """Xtreme tic-tac-toe: two big boards, correspondence to either, bonus moves, course points."""
+
+    name = "xtreme"
+    NOTATION = ("a move is 'k row col': big board k (0-1), then row and column 0-8 on its "
+                "9x9 grid (e.g. '1 4 4' for the centre of big board 1)")
+
+    _TEXT = re.compile(r"([0-9]+)\s*(?:,\s*|\s+)([0-9]+)\s*(?:,\s*|\s+)([0-9]+)")
+
+    def initial_state(self) -> XtremeState:
+        empty = (0,) * 18
+        return XtremeState(self, (empty, empty), 0, (0, 0), 0, False, None, 0, _ONGOING)
+
+    def parse_move(self, text: str) -> Move:
+        """Lenient: ``1 4 4``, ``1,4,4``, ``(1, 4, 4)``, ``[1, 4, 4]`` are the same move."""
+        if not isinstance(text, str):
+            raise self.syntax_error(text)
+        inner = text.strip()
+        if inner[:1] + inner[-1:] in ("()", "[]"):
+            inner = inner[1:-1].strip()
+        match = self._TEXT.fullmatch(inner)
+        if match is None:
+            raise self.syntax_error(text)
+        k, row, col = (int(group) for group in match.groups())
+        if k > 1 or row > 8 or col > 8:
+            raise self.syntax_error(text)
+        return k * 81 + row * 9 + col
+
+    def format_move(self, move: Move) -> str:
+        if type(move) is not int or not 0 <= move < 162:
+            raise ValueError(f"{move!r} is not an xtreme move (moves are 0-161)")
+        return f"{move // 81} {move % 81 // 9} {move % 9}"
+
+
+class XtremeState(State):
+    """An Xtreme tic-tac-toe position.
+
+    Public, read-only members for bots:
+
+    - ``masks``: ``(x, o)``, each a tuple of 18 9-bit masks, one per small board ``k * 9 + b``,
+      of the cells that seat 0 (``x``) and seat 1 (``o``) hold (cell bit ``(row%3)*3 + col%3``);
+    - ``won``: ``(x, o)``, 18-bit masks of the small boards each has won (bit ``k * 9 + b``);
+    - ``closed``: 18-bit mask of the closed (won or drawn) small boards;
+    - ``bonus``: whether the move to make is a bonus move;
+    - ``small_status()``, ``allowed_boards()``, and ``to_move``, ``last_move``, ``ply``.
+    """
+
+    __slots__ = ("game", "masks", "closed", "won", "to_move", "bonus", "last_move", "ply",
+                 "_result", "_start")
+
+    def __init__(self, game: Xtreme, masks: tuple[tuple[int, ...], tuple[int, ...]],
+                 closed: int, won: tuple[int, int], to_move: int, bonus: bool,
+                 last_move: Move | None, ply: int, result: int) -> None:
+        self.game = game
+        self.masks = masks
+        self.closed = closed
+        self.won = won
+        self.to_move = to_move
+        self.bonus = bonus
+        self.last_move = last_move
+        self.ply = ply
+        self._result = result
+        self._start: tuple[tuple[int, ...], tuple[int, ...], int, int] | None = None
+
+    # -- what bots read ---------------------------------------------------------------------
+
+    def small_status(self) -> str:
+        """18 characters, one per small board ``k * 9 + b``: ``x`` or ``o`` (won by), ``d``
+        (drawn: full without a line) or ``-`` (open)."""
+        won_x, won_o = self.won
+        return "".join(
+            "x" if won_x >> i & 1 else "o" if won_o >> i & 1 else "d" if self.closed >> i & 1
+            else "-"
+            for i in range(18)
+        )
+
+    def _allowed(self) -> int:
+        """18-bit mask of the small boards the next move may use (0 when the game is over)."""
+        if self._result != _ONGOING:
+            return 0
+        open_boards = ALL_BOARDS ^ self.closed
+        if self.last_move is None:
+            return open_boards
+        cell = CELL_OF[self.last_move]
+        # correspondence: the small board at the cell's place, on either big board
+        allowed = (1 << cell | 1 << cell + 9) & open_boards
+        return allowed or open_boards
+
+    def allowed_boards(self) -> list[int]:
+        """The small boards ``k * 9 + b`` the next move may use, increasing; empty when over."""
+        allowed = self._allowed()
+        return [i for i in range(18) if allowed >> i & 1]
+
+    # -- the protocol ------------------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        if self._result != _ONGOING:
+            return []
+        xs, os = self.masks
+        closed = self.closed
+        last = self.last_move
+        if last is not None:
+            a = CELL_OF[last]
+            b = a + 9
+            # the two corresponding boards are on different big boards, so the moves of
+            # board a (big board 0) all come before those of board b: no sort needed
+            if not closed >> a & 1:
+                moves = list(BOARD_MOVES[a][FULL ^ (xs[a] | os[a])])
+                if not closed >> b & 1:
+                    moves += BOARD_MOVES[b][FULL ^ (xs[b] | os[b])]
+                return moves
+            if not closed >> b & 1:
+                return list(BOARD_MOVES[b][FULL ^ (xs[b] | os[b])])
+        moves = []
+        for board in range(18):
+            if not closed >> board & 1:
+                moves += BOARD_MOVES[board][FULL ^ (xs[board] | os[board])]
+        moves.sort()
+        return moves
+
+    def is_legal(self, move: Move) -> bool:
+        if self._result != _ONGOING or type(move) is not int or not 0 <= move < 162:
+            return False
+        board = BOARD_OF[move]
+        if not self._allowed() >> board & 1:
+            return False
+        xs, os = self.masks
+        return not (xs[board] | os[board]) >> CELL_OF[move] & 1
+
+    def play(self, move: Move) -> XtremeState:
+        if not self.is_legal(move):
+            raise IllegalMoveError(self._why_illegal(move))
+        board = BOARD_OF[move]
+        bit = 1 << CELL_OF[move]
+        seat = self.to_move
+        masks = self.masks
+        mine = masks[seat]
+        mask = mine[board] | bit
+        mine = mine[:board] + (mask,) + mine[board + 1 :]
+        masks = (mine, masks[1]) if seat == 0 else (masks[0], mine)
+        closed, won, result = self.closed, self.won, _ONGOING
+        won_board = WINS[mask]
+        if won_board:
+            closed |= 1 << board
+            mine_won = won[seat] | 1 << board
+            won = (mine_won, won[1]) if seat == 0 else (won[0], mine_won)
+            if WINS[mine_won >> (board // 9 * 9) & FULL]:
+                result = seat
+        elif mask | masks[1 - seat][board] == FULL:
+            closed |= 1 << board
+        if result == _ONGOING and closed == ALL_BOARDS:
+            result = _DRAWN
+        # a board won by a move that is not itself a bonus move earns a bonus move
+        bonus = won_board and not self.bonus and result == _ONGOING
+        return XtremeState(self.game, masks, closed, won, seat if bonus else 1 - seat, bonus,
+                           move, self.ply + 1, result)
+
+    def _why_illegal(self, move: object) -> str:
+        if type(move) is not int or not 0 <= move < 162:
+            return (f"move {move!r} is illegal in xtreme: there is no such cell "
+                    f"(moves are 0-161, k * 81 + row * 9 + col)")
+        text = self.game.format_move(move)
+        if self._result != _ONGOING:
+            return f"{text} is illegal in xtreme: the game is over"
+        board, cell = BOARD_OF[move], CELL_OF[move]
+        xs, os = self.masks
+        if (xs[board] | os[board]) >> cell & 1:
+            holder = "x" if xs[board] >> cell & 1 else "o"
+            return f"{text} is illegal in xtreme: cell {text} is occupied (by {holder})"
+        if self.closed >> board & 1:
+            status = self.small_status()[board]
+            how = "drawn" if status == "d" else f"won by {status}"
+            return f"{text} is illegal in xtreme: {board_name(board)} is closed ({how})"
+        allowed = " or ".join(board_name(b) for b in self.allowed_boards())
+        return (f"{text} is illegal in xtreme: wrong small board, {board_name(board)}; "
+                f"the move must be in {allowed}")
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._result != _ONGOING
+
+    @property
+    def outcome(self) -> Outcome | None:
+        result = self._result
+        if result == _ONGOING:
+            return None
+        if result == _DRAWN:
+            return Outcome(None, draw_points(*self.won))
+        return WIN_OUTCOMES[result]
+
+    def forfeit_outcome(self, seat: int) -> Outcome:
+        """The opponent wins with 86 course points, the player who forfeits scores 0."""
+        return WIN_OUTCOMES[1 - seat]
+
+    # -- fast random playouts ----------------------------------------------------------------
+
+    def random_playout(self, rng: random.Random) -> Outcome:
+        """Uniformly random legal moves to the end (a free move is uniform over every empty
+        cell of every open small board). The outcome is what ``outcome`` would be at the end:
+        86 to 0 for a win, each player's small-board points for a draw."""
+        if self._result != _ONGOING:
+            return self.outcome  # type: ignore[return-value]
+        return _playout(self, rng)
+
+    # -- display -----------------------------------------------------------------------------
+
+    def cells(self, k: int) -> str:
+        """Big board ``k`` as 81 characters ``x``, ``o`` or ``.``, row by row of its 9x9 grid."""
+        xs, os = self.masks
+        out = []
+        for move in range(k * 81, k * 81 + 81):
+            board, cell = BOARD_OF[move], CELL_OF[move]
+            out.append("x" if xs[board] >> cell & 1 else "o" if os[board] >> cell & 1 else ".")
+        return "".join(out)
+
+    def render(self) -> str:
+        grids = [self.cells(0), self.cells(1)]
+        small = self.small_status()
+        gap = "    "
+        rule = "-------+-------+-------"
+        lines = [f"{'big board 0':<23}{gap}big board 1"]
+        for row in range(9):
+            if row and row % 3 == 0:
+                lines.append(rule + gap + rule)
+            halves = []
+            for grid in grids:
+                cells = grid[row * 9 : row * 9 + 9]
+                halves.append(" | ".join(" ".join(cells[i : i + 3]) for i in (0, 3, 6)))
+            lines.append(" " + halves[0] + " " + gap + " " + halves[1])
+        lines.append("")
+        lines.append(f"{'small boards 0':<23}{gap}small boards 1")
+        for row in range(3):
+            halves = [" ".join(small[k * 9 + row * 3 : k * 9 + row * 3 + 3]) for k in (0, 1)]
+            lines.append(f" {halves[0]:<22}{gap} {halves[1]}")
+        lines.append("")
+        if self.last_move is not None:
+            lines.append(f"last move: {self.game.format_move(self.last_move)}")
+        outcome = self.outcome
+        if outcome is not None:
+            verdict = "draw" if outcome.winner is None else f"{'xo'[outcome.winner]} wins"
+            x_points, o_points = outcome.points or (0, 0)
+            lines.append(f"game over: {verdict}, course points {x_points}-{o_points}")
+        else:
+            allowed = self.allowed_boards()
+            where = ("any open small board (free move)" if len(allowed) > 2
+                     or self.last_move is None else " or ".join(board_name(b) for b in allowed))
+            lines.append(f"{'xo'[self.to_move]} to move{' (bonus move)' if self.bonus else ''}, "
+                         f"in {where}")
+        return "\n".join(lines)
+
+    def board_data(self) -> dict[str, Any]:
+        """``cells``: two 81-character strings (``x``, ``o``, ``.``), big board 0 then 1, each
+        row by row of its 9x9 grid; ``small``: ``small_status()``; ``allowed``:
+        ``allowed_boards()``; ``bonus``: whether the move to make is a bonus move."""
+        return {
+            "cells": [self.cells(0), self.cells(1)],
+            "small": self.small_status(),
+            "allowed": self.allowed_boards(),
+            "bonus": self.bonus,
+        }
+
+
+# -- the playout engine ----------------------------------------------------------------------
+#
+# A small board is one base-3 number s = sum(cell value * 3**i), cell value 0 empty, 1 x, 2 o:
+# 3**9 = 19,683 positions, so whole-board facts are one table lookup. A closed board is
+# replaced by a sentinel (_WON or _FULL) with no empty cell, so "is it open" is "has it moves".
+
+_POSITIONS = 3**9
+_WON = _POSITIONS  # sentinel: a board the mover just won
+_FULL = _POSITIONS + 1  # sentinel: a board drawn (full without a line)
+#: TERNARY[mask]: the base-3 number with a 1 at each set bit of the 9-bit ``mask``
+TERNARY = tuple(sum(3**i for i in CELLS[mask]) for mask in range(512))
+
+_TABLES: tuple[list[tuple[tuple[int, int], ...]], list[tuple[tuple[int, int], ...]],
+               list[int]] | None = None
+
+
+def _playout_tables() -> tuple[list[tuple[tuple[int, int], ...]],
+                               list[tuple[tuple[int, int], ...]], list[int]]:
+    """(children for x, children for o, number of empty cells), indexed by board position.
+
+    children[s] lists, for each empty cell i of an open board s in increasing order, the pair
+    (position after the player takes i, i); the position is _WON or _FULL when the move closes
+    the board. Sentinels and closed positions have no children and count 0 empty cells.
+    Built on first use (about 0.1 s)."""
+    global _TABLES
+    if _TABLES is None:
+        kids: tuple[list[Any], list[Any]] = ([()] * (_POSITIONS + 2), [()] * (_POSITIONS + 2))
+        counts = [0] * (_POSITIONS + 2)
+        masks = [(0, 0)] * _POSITIONS
+        for s in range(_POSITIONS):
+            x = o = 0
+            rest = s
+            for i in range(9):
+                rest, value = divmod(rest, 3)
+                if value == 1:
+                    x |= 1 << i
+                elif value == 2:
+                    o |= 1 << i
+            masks[s] = (x, o)
+        for s in range(_POSITIONS):
+            x, o = masks[s]
+            if WINS[x] or WINS[o] or x | o == FULL:
+                continue
+            empty = CELLS[FULL ^ (x | o)]
+            counts[s] = len(empty)
+            for seat, table in enumerate(kids):
+                children = []
+                for i in empty:
+                    child = s + (seat + 1) * 3**i
+                    cx, co = masks[child]
+                    children.append((_WON if WINS[cx] or WINS[co]
+                                     else _FULL if cx | co == FULL else child, i))
+                table[s] = tuple(children)
+        _TABLES = (kids[0], kids[1], counts)
+    return _TABLES
+
+
+def _playout_start(state: XtremeState) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
+    """The playout's view of ``state``: the base-3 positions of big board 0's and big board 1's
+    small boards by place (closed ones as _FULL, plus a _FULL sentinel at place 9), the number of
+    empty cells in open boards, and the number of closed boards. Cached on the state, so
+    repeated playouts from one state (flat Monte Carlo) skip it."""
+    start = state._start
+    if start is None:
+        counts = _playout_tables()[2]
+        xs, os = state.masks
+        closed = state.closed
+        boards = [_FULL if closed >> b & 1 else TERNARY[xs[b]] + 2 * TERNARY[os[b]]
+                  for b in range(18)]
+        big0 = (*boards[:9], _FULL)
+        big1 = (*boards[9:], _FULL)
+        start = big0, big1, sum(counts[s] for s in boards), closed.bit_count()
+        state._start = start
+    return start
+
+
+def _playout(state: XtremeState, rng: random.Random) -> Outcome:
+    """A uniformly random game from the (unfinished) ``state``; its outcome.
+
+    The hot loop is written for CPython's specialising interpreter: locals only, list
+    subscripts with small ints, literal constants (19683 is _WON), one pair unpacked per move,
+    and no function call but the random number."""
+    kids_x, kids_o, counts = _playout_tables()
+    start0, start1, free, closed_count = _playout_start(state)
+    # The small boards of big board 0 and of big board 1 by place; place 9 is a closed
+    # sentinel, so "no correspondence" (the first move) is c = 9, which makes a free move.
+    big0 = list(start0)
+    big1 = list(start1)
+    won_x, won_o = state.won
+    # small boards won, a 9-bit mask per seat and big board, at index seat * 2 + k
+    won = [won_x & FULL, won_x >> 9, won_o & FULL, won_o >> 9]
+    mine, theirs = (kids_x, kids_o) if state.to_move == 0 else (kids_o, kids_x)
+    last = state.last_move
+    c = 9 if last is None else CELL_OF[last]
+    bonus = state.bonus
+    # getrandbits(30) % n rather than int(random() * n): no float and no int() call, about
+    # 20% of a move's cost saved; the bias, under n / 2**30, is as invisible as the float's
+    rand = rng.getrandbits
+    wins = WINS
+    while True:
+        a = big0[c]
+        b = big1[c]
+        na = counts[a]
+        n = na + counts[b]
+        place = c
+        free -= 1  # the running count of empty cells in open boards, for free moves
+        if n:
+            r = rand(30) % n
+            if r < na:
+                s, c = mine[a][r]
+                big0[place] = s
+                if s < 19683:  # the board stays open: the usual case, the other player moves
+                    mine, theirs = theirs, mine
+                    bonus = False
+                    continue
+                k = 0
+            else:
+                s, c = mine[b][r - na]
+                big1[place] = s
+                if s < 19683:
+                    mine, theirs = theirs, mine
+                    bonus = False
+                    continue
+                a = b
+                k = 1
+        else:
+            # free move: uniform over every empty cell of every open board; walk to the r-th
+            r = rand(30) % (free + 1)
+            k = 0
+            grid = big0
+            for place in range(9):
+                a = big0[place]
+                if r < counts[a]:
+                    break
+                r -= counts[a]
+            else:
+                k = 1
+                grid = big1
+                for place in range(9):
+                    a = big1[place]
+                    if r < counts[a]:
+                        break
+                    r -= counts[a]
+            s, c = mine[a][r]
+            grid[place] = s
+            if s < 19683:
+                mine, theirs = theirs, mine
+                bonus = False
+                continue
+        # the move closed its board (a is the board before it): its empty cells are gone
+        closed_count += 1
+        free -= counts[a] - 1
+        if s == 19683:
+            seat = 0 if mine is kids_x else 1
+            i = seat * 2 + k
+            w = won[i] | 1 << place
+            won[i] = w
+            if wins[w]:
+                return WIN_OUTCOMES[seat]
+            if closed_count == 18:
+                break
+            if not bonus:  # a bonus move: the same player again, and only once
+                bonus = True
+                continue
+        elif closed_count == 18:
+            break
+        mine, theirs = theirs, mine
+        bonus = False
+    return Outcome(None, draw_points(won[0] | won[1] << 9, won[2] | won[3] << 9))
