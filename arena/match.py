@@ -6,7 +6,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from arena.games import Game
+from arena.games import Game, Outcome
 from arena.process import BotFault
 from arena.records import GameRecord, MoveRecord, Termination
 
@@ -38,6 +38,14 @@ class Resigned(Exception):
     """A player (a person) gave up the game."""
 
 
+class Abandoned(Exception):
+    """A player (a person) left the game: it ends without a result."""
+
+
+class TakeBack(Exception):
+    """A player (a person) takes back its last move and every move played since."""
+
+
 class Player(ABC):
     """A seat in a game: a bot process or a person. Faults are raised as ``BotFault``."""
 
@@ -45,7 +53,8 @@ class Player(ABC):
 
     @abstractmethod
     def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
-        """Get ready for a new game as ``seat``."""
+        """Get ready for a new game as ``seat``; called again after a take-back, and then
+        the next request's ``unseen`` holds every move played so far."""
 
     @abstractmethod
     def request_move(self, state, unseen: list[str], clock: TimeControl) -> Reply:
@@ -62,6 +71,14 @@ class Player(ABC):
     def healthy(self) -> bool:
         """Whether the player can play another game as it is."""
         return True
+
+
+def _take_back(game: Game, record: GameRecord, seat: int):
+    """Remove ``seat``'s last move and every move after it; the position before them."""
+    if any(m.seat == seat for m in record.moves):
+        while record.moves.pop().seat != seat:
+            pass
+    return game.replay([m.move for m in record.moves])
 
 
 def play_game(
@@ -81,7 +98,15 @@ def play_game(
             player.start_game(game, seat, seeds[seat], clock)
         while not state.is_terminal:
             seat = state.to_move
-            reply = players[seat].request_move(state, unseen[seat], clock)
+            try:
+                reply = players[seat].request_move(state, unseen[seat], clock)
+            except TakeBack:
+                state = _take_back(game, record, seat)
+                texts = [m.move for m in record.moves]
+                for other, player in enumerate(players):
+                    player.start_game(game, other, seeds[other], clock)
+                    unseen[other][:] = texts
+                continue
             unseen[seat].clear()
             try:
                 move = game.parse_move(reply.text)
@@ -99,6 +124,9 @@ def play_game(
     except Resigned:
         outcome = state.forfeit_outcome(seat)
         record.termination, record.offender = Termination.RESIGNATION, seat
+    except Abandoned:
+        outcome = Outcome(None)
+        record.termination, record.offender = Termination.ABORTED, seat
     record.winner = outcome.winner
     record.points = outcome.points
     for seat, player in enumerate(players):

@@ -1,0 +1,73 @@
+"""``arena play``: a person against a bot in the terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from sqlalchemy import select
+
+from arena.cli import DEFAULT_DB, Db, app, console, parse_params, sessions
+from arena.errors import ArenaError
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="The game: tictactoe, uttt, xtreme or othello.")],
+    bot: Annotated[str, typer.Option("--bot", "-b", help="A registered bot, a module (bots.uct) or a .py file.")],
+    seat: Annotated[str, typer.Option("--as", help="Your seat: x (first), o (second), first or second.")] = "x",
+    move_time: Annotated[float, typer.Option(min=0.01, help="The bot's seconds a move.")] = 2.0,
+    param: Annotated[list[str], typer.Option("--param", "-p", help="A bot parameter, key=value (repeatable).")] = [],  # noqa: B006
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Play a game against a bot; type 'help' at the prompt for the commands."""
+    from arena.botspec import BotSpec
+    from arena.games import get_game
+    from arena.match import TimeControl
+    from arena.play import play_against, symbol
+    from arena.store import Bot
+    from arena.tournament import bot_row
+    from arena.config import BotDef
+
+    chosen = get_game(game)
+    seats = {"x": 0, "first": 0, "b": 0, "black": 0, "o": 1, "second": 1, "w": 1, "white": 1}
+    if seat.lower() not in seats:
+        raise ArenaError(f"--as {seat!r}: choose x, o, first or second")
+    human_seat = seats[seat.lower()]
+    params = parse_params(param)
+    store = sessions(db)
+    with store.begin() as session:
+        row = session.scalars(select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())).first()
+        if row is not None and params:
+            merged = {**json.loads(row.params), **params}
+            row = bot_row(session, row.name, BotDef(**_definition(row), params=merged), Path(row.path or "."))
+        if row is None:
+            if not (bot.endswith(".py") or "." in bot or "/" in bot):
+                known = ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
+                raise ArenaError(f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)")
+            key = "path" if bot.endswith(".py") or "/" in bot else "module"
+            row = bot_row(session, bot, BotDef(**{key: bot}, params=params), Path.cwd())
+        spec = BotSpec(row.name, row.kind, row.target, row.params, row.python, row.path)
+        session.expunge(row)
+    clock = TimeControl(move=move_time, grace=0.1, startup=30.0)
+    console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
+                  f"[bold]{row.name}[/] at {move_time:g} s a move. Type 'help' for the commands.", highlight=False)  # fmt: skip
+    record = play_against(store, chosen, row, spec, human_seat, clock, sys.stdin, sys.stdout)
+    final = chosen.replay([m.move for m in record.moves])
+    console.print(final.render(), highlight=False, markup=False)
+    if record.termination.value == "aborted":
+        console.print(f"Game {record.game_id} left unfinished; it is stored ('arena replay {record.game_id}').")
+        return
+    result = "a draw" if record.winner is None else ("you win" if record.winner == human_seat else f"{row.name} wins")
+    how = "" if record.termination.value == "normal" else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
+    console.print(f"Game over: {result}{how}. Stored as game {record.game_id} ('arena replay {record.game_id}').", highlight=False)
+
+
+def _definition(row) -> dict:
+    key = {"python": "module", "command": "command", "course2019": "course"}[row.kind]
+    if row.kind == "python" and (row.target.endswith(".py") or "/" in row.target):
+        key = "path"
+    return {key: row.target, "python": row.python}

@@ -1,0 +1,196 @@
+"""A person in a seat: the terminal player, and the storing of games people play.
+
+The person is a ``Player`` like any bot, so ``arena play`` runs the one match loop and its
+games are stored, replayed and reported like every other game.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.botspec import BotSpec
+from arena.games import Game, IllegalMoveError, MoveSyntaxError
+from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, TimeControl, play_game
+from arena.records import GameRecord
+from arena.store import Bot, Entry, Tournament, save_record
+from arena.store import Game as GameRow
+from arena.worker import BotPlayer, derive_seed
+
+SYMBOLS = {"tictactoe": "xo", "uttt": "xo", "xtreme": "xo", "othello": "bw"}
+HELP = """commands: a move in the game's notation, or
+  moves   list the legal moves          hint    ask the bot what it would play here
+  undo    take back your last move      resign  give up the game (a loss)
+  quit    leave (the game is stored without a result)   help    this list"""
+#: at most this many legal moves are listed under the board
+SHOWN_MOVES = 24
+
+
+def symbol(game: Game, seat: int) -> str:
+    """How a seat is written on the board: x/o, or b/w in Othello."""
+    return SYMBOLS.get(game.name, "xo")[seat]
+
+
+class HumanPlayer(Player):
+    """A person at a terminal (or anything that writes lines to ``stdin``)."""
+
+    def __init__(self, stdin: TextIO, stdout: TextIO, hint: Callable[[object, list[str]], str] | None = None,
+                 name: str = "human") -> None:  # fmt: skip
+        self.stdin, self.stdout = stdin, stdout
+        self.hint = hint
+        self.name = name
+        self.game: Game | None = None
+        self.seat = 0
+        self.moves: list[str] = []  # every move of the game so far, for hints
+        self.own_moves = 0
+        self.taking_back = False
+
+    def say(self, text: str) -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+        self.game, self.seat = game, seat
+        if not self.taking_back:
+            self.moves, self.own_moves = [], 0
+        self.taking_back = False
+
+    def request_move(self, state, unseen: list[str], clock: TimeControl) -> Reply:
+        game = self.game
+        assert game is not None
+        if self.moves[len(self.moves) - len(unseen):] != unseen or len(unseen) > state.ply:
+            self.moves = self.moves[: state.ply - len(unseen)] + list(unseen)
+        if unseen and state.ply:
+            self.say(f"opponent played {', '.join(unseen)}")
+        self.say(state.render())
+        self.show_moves(state)
+        start = time.monotonic()
+        while True:
+            self.stdout.write(f"{symbol(game, self.seat)} to move (ply {state.ply + 1}) > ")
+            self.stdout.flush()
+            line = self.stdin.readline()
+            if not line:
+                self.say("")
+                raise Abandoned
+            text = line.strip()
+            command = text.lower()
+            if not text:
+                continue
+            if command in ("quit", "exit"):
+                raise Abandoned
+            if command == "resign":
+                raise Resigned
+            if command in ("help", "?"):
+                self.say(HELP + f"\nmoves: {game.NOTATION}")
+            elif command in ("moves", "legal"):
+                self.show_moves(state, every=True)
+            elif command == "hint":
+                self.say(self.ask_hint(state))
+            elif command == "undo":
+                if self.own_moves == 0:
+                    self.say("nothing to take back: you have not moved yet")
+                    continue
+                self.own_moves -= 1
+                self.taking_back = True
+                raise TakeBack
+            else:
+                try:
+                    move = game.parse_move(text)
+                    state.play(move)
+                except (MoveSyntaxError, IllegalMoveError) as error:
+                    self.say(f"{error}; try again ('help' lists the commands)")
+                    continue
+                self.own_moves += 1
+                played = game.format_move(move)
+                self.moves.append(played)
+                return Reply(played, time.monotonic() - start, None)
+
+    def show_moves(self, state, every: bool = False) -> None:
+        game = self.game
+        legal = [game.format_move(m) for m in state.legal_moves()]
+        shown = legal if every or len(legal) <= SHOWN_MOVES else legal[:SHOWN_MOVES]
+        more = "" if len(shown) == len(legal) else f" ... ({len(legal)} in all: 'moves' lists them)"
+        self.say("legal: " + ", ".join(shown) + more)
+
+    def ask_hint(self, state) -> str:
+        if self.hint is None:
+            return "no hints in this game"
+        try:
+            return f"hint: {self.hint(state, list(self.moves))}"
+        except Exception as error:  # a hint is a courtesy: its failure never ends the game
+            return f"no hint: {error}"
+
+
+def bot_hint(spec: BotSpec, game: Game, seat: int, clock: TimeControl) -> Callable[[object, list[str]], str]:
+    """A hint source: a fresh process of the bot, put in the person's seat and position."""
+
+    def hint(state, moves: list[str]) -> str:
+        helper = BotPlayer(spec)
+        try:
+            helper.start_game(game, seat, random.randrange(1 << 62), clock)
+            return helper.request_move(state, moves, clock).text
+        finally:
+            helper.close()
+
+    return hint
+
+
+def _one(session: Session, model, **where):
+    return session.scalars(select(model).filter_by(**where)).first()
+
+
+def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int:
+    """A pending game row for a person against ``bot``, in the play tournament of that game
+    and bot (created on first use); its id."""
+    human = _one(session, Bot, name="human", kind="human")
+    if human is None:
+        human = Bot(name="human", kind="human", target="terminal", description="a person at the terminal")
+        session.add(human)
+    safe = "".join(c if c.isalnum() or c in "._+-" else "-" for c in bot.name)[:60]
+    name = f"play {game.name} {safe} v{bot.version}"
+    tournament = _one(session, Tournament, name=name)
+    if tournament is None:
+        tournament = Tournament(name=name, game=game.spec(), config_text=f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
+                                config_hash="play", config={"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
+                                seed=0, status="running", stages=1)  # fmt: skip
+        session.add(tournament)
+    session.flush()
+    entries = {}
+    for team, row in (("human", human), (bot.name, bot)):
+        entry = _one(session, Entry, tournament_id=tournament.id, team=team)
+        if entry is None:
+            count = session.scalar(select(func.count()).select_from(Entry).where(Entry.tournament_id == tournament.id))
+            entry = Entry(tournament_id=tournament.id, team=team, bot_id=row.id, number=count + 1)
+            session.add(entry)
+            session.flush()
+        entries[team] = entry.id
+    played = session.scalar(select(func.count()).select_from(GameRow).where(GameRow.tournament_id == tournament.id))
+    seats = (entries["human"], entries[bot.name]) if human_seat == 0 else (entries[bot.name], entries["human"])
+    row = GameRow(tournament_id=tournament.id, stage=0, pool=0, round=played, number=played, seat0=seats[0],
+                  seat1=seats[1], seed=derive_seed("play", time.time_ns()))  # fmt: skip
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def play_against(sessions: sessionmaker[Session], game: Game, bot: Bot, spec: BotSpec, human_seat: int,
+                 clock: TimeControl, stdin: TextIO, stdout: TextIO) -> GameRecord:  # fmt: skip
+    """One game of a person against a bot process, stored like any other game."""
+    with sessions.begin() as session:
+        game_id = prepare_game(session, game, bot, human_seat)
+        seed = session.get(GameRow, game_id).seed
+    human = HumanPlayer(stdin, stdout, hint=bot_hint(spec, game, human_seat, clock))
+    opponent = BotPlayer(spec)
+    players = (human, opponent) if human_seat == 0 else (opponent, human)
+    try:
+        record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), clock, game_id)
+    finally:
+        opponent.close()
+    with sessions.begin() as session:
+        save_record(session, record)
+    return record
