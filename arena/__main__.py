@@ -1,0 +1,5 @@
+"""``python -m arena``: the same as the ``arena`` command."""
+
+from arena.cli import main
+
+main()

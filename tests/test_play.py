@@ -1,0 +1,135 @@
+"""arena play: a person against a bot, driven through standard input and a pseudo-terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select as query
+
+from arena.store import Game, Move, open_store
+
+FIRST_LEGAL = str(Path(__file__).parent / "fixtures" / "bots" / "first_legal.py")
+
+
+def arena(*args: str, stdin: str = "", cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], input=stdin, capture_output=True,
+                          text=True, cwd=cwd, timeout=120)  # fmt: skip
+
+
+def stored_games(db: Path) -> list[tuple[Game, list[Move]]]:
+    with open_store(f"sqlite:///{db}")() as session:
+        games = list(session.scalars(query(Game).order_by(Game.id)))
+        return [(g, list(session.scalars(query(Move).where(Move.game_id == g.id).order_by(Move.ply)))) for g in games]
+
+
+def test_a_whole_tictactoe_game_with_bad_input_in_between(tmp_path):
+    # the bot plays the first legal cell: x 4, o 0, x 2, o 1, x 6 wins on the diagonal 2-4-6
+    script = "banana\n4\n4\n9\nhelp\nmoves\n0\n2\n6\n"
+    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'a.db'}",
+                 "--move-time", "2", stdin=script, cwd=tmp_path)  # fmt: skip
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
+    assert "'banana' is not a tictactoe move" in out and "e.g." in out
+    assert "cell 4 is occupied" in out
+    assert "'9' is not a tictactoe move" in out
+    assert "undo    take back your last move" in out
+    assert "cell 0 is occupied" in out  # the bot took 0 after x's 4
+    assert "Game over: you win." in out
+    [(game, moves)] = stored_games(tmp_path / "a.db")
+    assert (game.winner, game.termination, game.status) == (0, "normal", "finished")
+    assert [(m.seat, m.move) for m in moves] == [(0, "4"), (1, "0"), (0, "2"), (1, "1"), (0, "6")]
+    assert all(m.wall_ms > 0 for m in moves)
+
+
+def test_undo_takes_back_the_pair_and_the_game_goes_on(tmp_path):
+    script = "4\nundo\n8\n2\n3\nresign\n"
+    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'b.db'}",
+                 stdin=script, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [(game, moves)] = stored_games(tmp_path / "b.db")
+    # after undo the board is empty again: x 8, o 0, x 2, o 1, x 3, o 4, then x resigns
+    assert [m.move for m in moves] == ["8", "0", "2", "1", "3", "4"]
+    assert (game.winner, game.termination, game.offender) == (1, "resignation", 0)
+
+
+def test_playing_second_and_quitting_stores_an_unfinished_result(tmp_path):
+    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--as", "o", "--db",
+                 f"sqlite:///{tmp_path / 'c.db'}", stdin="4\nquit\n", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "opponent played 0" in done.stdout
+    [(game, moves)] = stored_games(tmp_path / "c.db")
+    assert [m.move for m in moves] == ["0", "4", "1"]
+    assert (game.winner, game.termination) == (None, "aborted")
+
+
+def test_unknown_bot_is_a_clear_error(tmp_path):
+    done = arena("play", "tictactoe", "--bot", "nobody", "--db", f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no registered bot 'nobody'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_hint_asks_the_bot_for_the_persons_seat(tmp_path):
+    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'e.db'}",
+                 stdin="4\nhint\nquit\n", cwd=tmp_path)  # fmt: skip
+    assert "hint: 1" in done.stdout  # after x 4, o 0 the first legal cell is 1
+
+
+class Terminal:
+    """``arena`` on a pseudo-terminal: type lines, read the screen."""
+
+    def __init__(self, args: list[str], cwd: Path) -> None:
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen([sys.executable, "-m", "arena", *args], stdin=slave, stdout=slave,
+                                     stderr=slave, cwd=cwd, close_fds=True, env={**os.environ, "COLUMNS": "120"})  # fmt: skip
+        os.close(slave)
+        self.screen = ""
+
+    def expect(self, text: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while text not in self.screen:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen[-2000:]}")
+            if select.select([self.master], [], [], left)[0]:
+                try:
+                    self.screen += os.read(self.master, 65536).decode(errors="replace")
+                except OSError:
+                    break
+        return self.screen
+
+    def type(self, line: str) -> None:
+        os.write(self.master, (line + "\n").encode())
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=60)
+        finally:
+            os.close(self.master)
+
+
+@pytest.mark.slow
+def test_a_few_moves_of_xtreme_on_a_real_terminal(tmp_path):
+    term = Terminal(["play", "xtreme", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'x.db'}"], tmp_path)
+    term.expect("x to move (ply 1) >")
+    term.type("1 4 4")
+    term.expect("opponent played 0 3 3")  # small board (1, 1) of either big board: first is 0 3 3
+    term.expect("x to move (ply 3) >")
+    term.type("1 9 9")
+    term.expect("not a xtreme move")
+    term.type("1 4 5")  # x must answer in small board (0, 0)
+    term.expect("illegal")
+    term.type("1 0 0")
+    term.expect("x to move (ply 5) >")
+    term.type("quit")
+    assert term.close() == 0
+    [(game, moves)] = stored_games(tmp_path / "x.db")
+    assert [m.move for m in moves] == ["1 4 4", "0 3 3", "1 0 0", "0 0 0"]
+    assert game.termination == "aborted"
