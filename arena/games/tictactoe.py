@@ -79,6 +79,8 @@ class TicTacToe(Game):
         return int(stripped)
 
     def format_move(self, move: Move) -> str:
+        if type(move) is not int or not 0 <= move < 9:
+            raise ValueError(f"{move!r} is not a tictactoe move (cells are 0-8)")
         return str(move)
 
 
