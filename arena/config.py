@@ -47,6 +47,12 @@ class BotDef(Strict):
                              f"course bot file); got {', '.join(given) or 'none'}")  # fmt: skip
         if self.command and self.params:
             raise ValueError("a command bot takes its parameters on its command line, not params")
+        from arena import course
+
+        if self.course:
+            course.check_params(self.params)
+        if self.python:
+            course.check_interpreter(self.python)
         return self
 
     @property

@@ -84,6 +84,10 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
     for game in games:
         if game not in GAMES:
             raise RegistrationError(f"unknown game {game!r}; the games are: {', '.join(GAMES)}")
+    if python is not None:
+        from arena.course import check_interpreter
+
+        check_interpreter(python)
     name = name or _default_name(kind, target)
     spec = BotSpec(name, kind, target, json.dumps(params, sort_keys=True), python, str(base))
     description, claimed = "", None
