@@ -29,7 +29,7 @@ class CourseBotError(ArenaError, ValueError):
     """A course bot's parameters that the host program cannot use."""
 
 
-class InterpreterError(ArenaError):
+class InterpreterError(ArenaError, ValueError):
     """A Python interpreter, named for a bot, that is missing or does not run."""
 
 
