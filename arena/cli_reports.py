@@ -105,10 +105,10 @@ def _wide():
 
 def _title(found, note: str | None, what: str) -> None:
     t = found.tournament
-    console.print(f"[bold]{t.name}[/]: {t.game['name']}, {what}; {found.totals.finished}/{found.totals.expected} "
+    _wide().print(f"[bold]{t.name}[/]: {t.game['name']}, {what}; {found.totals.finished}/{found.totals.expected} "
                   f"games, status {t.status}", highlight=False)  # fmt: skip
     if note:
-        console.print(f"[yellow]{note}[/]", highlight=False)
+        _wide().print(f"[yellow]{note}[/]", highlight=False)
 
 
 def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> None:
@@ -184,9 +184,9 @@ def report(
     folder = out or Path("reports") / name
     written = write_report(sessions(db), name, folder)
     elapsed = time.monotonic() - start
-    console.print(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open {folder / 'index.html'}",
+    _wide().print(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open {folder / 'index.html'}",
                   highlight=False)  # fmt: skip
     if written.note:
-        console.print(f"[yellow]{written.note}[/]", highlight=False)
+        _wide().print(f"[yellow]{written.note}[/]", highlight=False)
     for problem in written.problems[:10]:
         errors.print(f"[red]{problem}[/]", highlight=False)
