@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from arena.errors import ArenaError
 from arena.games import GameParameterError, UnknownGameError, get_game
@@ -39,7 +47,7 @@ class BotDef(Strict):
     python: str | None = None
 
     @model_validator(mode="after")
-    def _one_target(self) -> BotDef:
+    def _one_target(self, info: ValidationInfo) -> BotDef:
         given = [k for k in ("module", "path", "command", "course") if getattr(self, k)]
         if len(given) != 1:
             raise ValueError("give exactly one of module (e.g. bots.uct), path (a .py file), "
@@ -51,8 +59,8 @@ class BotDef(Strict):
 
         if self.course:
             course.check_params(self.params)
-        if self.python:
-            course.check_interpreter(self.python)
+        if self.python and (info.context or {}).get("check_environment"):
+            course.check_interpreter(self.python)  # only for a file about to run, not a stored one
         return self
 
     @property
@@ -202,7 +210,7 @@ def parse_config(text: str, source: str = "tournament file", base: Path | None =
                           f"teams; got {type(data).__name__}")  # fmt: skip
     data = _include_roster(data, source, base)
     try:
-        return TournamentDef.model_validate(data)
+        return TournamentDef.model_validate(data, context={"check_environment": True})
     except ValidationError as error:
         lines = [f"  {_location(e)}: {_message(e)}" for e in error.errors()[:12]]
         raise ConfigError(f"{source} is not a valid tournament:\n" + "\n".join(lines)) from None

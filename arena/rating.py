@@ -41,11 +41,11 @@ def replay_ratings(
     for game_id, first, second, winner in sorted(games):
         a, b = current[first], current[second]
         if winner is None:
-            a, b = env.rate_1vs1(a, b, drawn=True)
+            a, b = trueskill.rate_1vs1(a, b, drawn=True, env=env)
         elif winner == 0:
-            a, b = env.rate_1vs1(a, b)
+            a, b = trueskill.rate_1vs1(a, b, env=env)
         else:
-            b, a = env.rate_1vs1(b, a)
+            b, a = trueskill.rate_1vs1(b, a, env=env)
         current[first], current[second] = a, b
         for team, r in ((first, a), (second, b)):
             entry = history[team]

@@ -72,9 +72,9 @@ def find_game(session: Session, game_id: int) -> Game:
 
 
 def tournament_config(tournament: Tournament) -> TournamentDef:
-    """The tournament's stored configuration. Validating it in full may depend on this machine
-    (a bot's interpreter must exist here), so when that fails, the parts results need (game,
-    scoring, time, rating, stages, teams) are validated alone."""
+    """The tournament's stored configuration; where it does not validate in full (the games of
+    ``arena play`` have no teams list), the parts results need (game, scoring, time, rating,
+    stages, teams) are validated alone."""
     data = tournament.config
     try:
         return TournamentDef.model_validate(data)
@@ -428,7 +428,7 @@ def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
 
 
 def stage_tables(session: Session, tournament: Tournament, config: TournamentDef,
-                 games: list[GameSummary]) -> list[StageTable]:  # fmt: skip
+                 games: list[GameSummary], ratings: dict[str, float]) -> list[StageTable]:  # fmt: skip
     """Each stage's pools with their standings and who went on (the next stage's teams, or, for a
     stage complete whose next stage is not drawn yet, those who will)."""
     members: dict[int, set[str]] = defaultdict(set)
@@ -449,10 +449,10 @@ def stage_tables(session: Session, tournament: Tournament, config: TournamentDef
             if members.get(number + 1):
                 advanced = frozenset(members[number + 1])
             elif not last and planned and finished == planned:
-                advanced = frozenset(e.team for e in advancing(session, tournament, config, number))
+                advanced = frozenset(e.team for e in advancing(session, tournament, config, number, ratings))
             else:
                 advanced = frozenset()
-            for pool, lines in enumerate(pool_standings(session, tournament, config, number)):
+            for pool, lines in enumerate(pool_standings(session, tournament, config, number, ratings)):
                 planned_pool, finished_pool = counts.get((number, pool), [0, 0])
                 pools.append(PoolTable(number, pool, lines, advanced & {line.team for line in lines},
                                        planned_pool, finished_pool))  # fmt: skip
@@ -492,7 +492,8 @@ def load_results(session: Session, tournament: Tournament) -> Results:
     played = results(session, tournament, config.scoring)
     ratings = replay_ratings([t.name for t in teams], [(g.id, g.first, g.second, g.winner) for g in played],
                              config.rating)  # fmt: skip
-    stages = stage_tables(session, tournament, config, games)
+    conservative = {team: history.conservative for team, history in ratings.items()}
+    stages = stage_tables(session, tournament, config, games, conservative)
     return Results(tournament, config, teams, games, ratings, leaderboard(teams, games, played, ratings), stages,
                    crosstable(games), totals(config, games), rating_settings(tournament, config.rating),
                    *podium(stages))  # fmt: skip

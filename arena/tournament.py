@@ -172,23 +172,34 @@ def results(session: Session, tournament: Tournament, scoring: str, stage: int |
     ]  # fmt: skip
 
 
-def pool_standings(session: Session, tournament: Tournament, config: TournamentDef,
-                   stage: int) -> list[list[Standing]]:  # fmt: skip
-    """The standings of each pool of ``stage``."""
-    everything = results(session, tournament, config.scoring)
+def conservative_ratings(session: Session, tournament: Tournament, config: TournamentDef) -> dict[str, float]:
+    """Each team's TrueSkill mu - 3 sigma over every finished game, in schedule order."""
+    teams = session.scalars(select(Entry.team).where(Entry.tournament_id == tournament.id))
+    games = [(g.id, g.first, g.second, g.winner) for g in results(session, tournament, config.scoring)]
+    return {team: history.conservative for team, history in replay_ratings(teams, games, config.rating).items()}
+
+
+def pool_standings(session: Session, tournament: Tournament, config: TournamentDef, stage: int,
+                   ratings: dict[str, float] | None = None) -> list[list[Standing]]:  # fmt: skip
+    """The standings of each pool of ``stage`` (``ratings``: the tie-breaking ratings, if the
+    caller has them already)."""
+    if ratings is None:
+        ratings = conservative_ratings(session, tournament, config)
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    ratings = {t: h.conservative for t, h in replay_ratings(teams.values(), [(g.id, g.first, g.second, g.winner) for g in everything], config.rating).items()}
-    staged = [g for g in results(session, tournament, config.scoring, stage)]
+    staged = results(session, tournament, config.scoring, stage)
     members: dict[int, list[str]] = {}
-    for row in session.scalars(select(PoolEntry).where(PoolEntry.tournament_id == tournament.id, PoolEntry.stage == stage).order_by(PoolEntry.pool, PoolEntry.seed)):
+    pools = select(PoolEntry).where(PoolEntry.tournament_id == tournament.id, PoolEntry.stage == stage)
+    for row in session.scalars(pools.order_by(PoolEntry.pool, PoolEntry.seed)):
         members.setdefault(row.pool, []).append(teams[row.entry_id])
     return [table(members[pool], staged, ratings) for pool in sorted(members)]
 
 
-def advancing(session: Session, tournament: Tournament, config: TournamentDef, stage: int) -> list[Entry]:
+def advancing(session: Session, tournament: Tournament, config: TournamentDef, stage: int,
+              ratings: dict[str, float] | None = None) -> list[Entry]:  # fmt: skip
     """The teams that go on from ``stage``, ranked best first across the pools."""
     advance = config.stages[stage].advance or 0
-    chosen = [line for pool in pool_standings(session, tournament, config, stage) for line in pool[:advance]]
+    standings = pool_standings(session, tournament, config, stage, ratings)
+    chosen = [line for pool in standings for line in pool[:advance]]
     chosen.sort(key=lambda s: (-s.points, -s.wins, -s.rating, s.team))
     entries = {e.team: e for e in session.scalars(select(Entry).where(Entry.tournament_id == tournament.id))}
     return [entries[line.team] for line in chosen]

@@ -384,3 +384,14 @@ def test_random_playouts_end_like_random_games_near_the_end_with_free_moves_and_
         fast_points = [o.points[seat] for o in fast if o.winner is None]
         plain_points = [o.points[seat] for o in plain if o.winner is None]
         assert abs(sum(fast_points) / len(fast_points) - sum(plain_points) / len(plain_points)) < 2
+
+
+def test_cells_show_every_mark_where_the_reference_has_it():
+    rng = random.Random(8)
+    for _ in range(20):
+        state, ref = game.initial_state(), reference.initial()
+        while not state.is_terminal:
+            for k in (0, 1):
+                assert state.cells(k) == "".join(ref.cells[k * 81 : k * 81 + 81])
+            move = rng.choice(state.legal_moves())
+            state, ref = state.play(move), ref.play(move)

@@ -36,6 +36,9 @@ ALL_BOARDS = (1 << 18) - 1
 
 _ONGOING, _DRAWN = -1, 2
 _MOVES = range(162)
+#: _ROW_TEXT[x][o]: a small board's 3-cell row as text, from the row's 3-bit x and o masks
+_ROW_TEXT = tuple(tuple("".join("x" if x >> i & 1 else "o" if o >> i & 1 else "." for i in range(3))
+                        for o in range(8)) for x in range(8))  # fmt: skip
 #: BOARD_OF[move], CELL_OF[move]: the small board index k*9+b of a move and its cell bit index
 BOARD_OF = tuple(m // 81 * 9 + m % 81 // 27 * 3 + m % 9 // 3 for m in _MOVES)
 CELL_OF = tuple(m % 81 // 9 % 3 * 3 + m % 3 for m in _MOVES)
@@ -295,11 +298,14 @@ class XtremeState(State):
     def cells(self, k: int) -> str:
         """Big board ``k`` as 81 characters ``x``, ``o`` or ``.``, row by row of its 9x9 grid."""
         xs, os = self.masks
-        out = []
-        for move in range(k * 81, k * 81 + 81):
-            board, cell = BOARD_OF[move], CELL_OF[move]
-            out.append("x" if xs[board] >> cell & 1 else "o" if os[board] >> cell & 1 else ".")
-        return "".join(out)
+        first = k * 9
+        # a grid row crosses three small boards, one 3-cell row of each: 27 table lookups
+        return "".join(
+            _ROW_TEXT[xs[board] >> shift & 7][os[board] >> shift & 7]
+            for band in (first, first + 3, first + 6)
+            for shift in (0, 3, 6)
+            for board in (band, band + 1, band + 2)
+        )
 
     def render(self) -> str:
         grids = [self.cells(0), self.cells(1)]
