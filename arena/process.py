@@ -14,7 +14,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
 
@@ -44,30 +43,43 @@ def cpu_clock(pid: int) -> int | None:
     return clock.value
 
 
-class StderrTail(threading.Thread):
-    """Drains a bot's stderr so it can never block on it, keeping the last bytes."""
+class StderrTail:
+    """A bot's stderr, read whenever the harness waits on the bot, keeping the last bytes.
 
-    def __init__(self, stream) -> None:
-        super().__init__(daemon=True)
-        self.stream = stream
-        self.lock = threading.Lock()
+    No thread: the pipe is drained in the same poll as the replies, and once more after each
+    reply, so everything a bot wrote before it answered is in the tail of that move's game.
+    Between its turns a bot that writes more than a pipe holds blocks, which harms nobody.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        os.set_blocking(fd, False)
         self.tail = bytearray()
         self.total = 0
+        self.closed = False
 
-    def run(self) -> None:
-        read = self.stream.read1 if hasattr(self.stream, "read1") else self.stream.read
-        while chunk := read(1 << 16):
-            with self.lock:
-                self.total += len(chunk)
-                self.tail += chunk
-                if len(self.tail) > 2 * STDERR_TAIL:
-                    del self.tail[:-STDERR_TAIL]
+    def drain(self) -> None:
+        """Read whatever the pipe holds now."""
+        while not self.closed:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.closed = True
+                return
+            self.total += len(chunk)
+            self.tail += chunk
+            if len(self.tail) > 2 * STDERR_TAIL:
+                del self.tail[:-STDERR_TAIL]
 
     def take(self) -> str:
         """The tail written since the last ``take`` (at most ``STDERR_TAIL`` bytes)."""
-        with self.lock:
-            data = bytes(self.tail[-STDERR_TAIL:])
-            self.tail.clear()
+        self.drain()
+        data = bytes(self.tail[-STDERR_TAIL:])
+        self.tail.clear()
         return data.decode("utf-8", "replace")
 
 
@@ -100,12 +112,13 @@ class BotProcess:
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
         os.set_blocking(self._out, False)
+        self._err = self.proc.stderr.fileno()
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN)
+        self._poll.register(self._err, select.POLLIN)
         self._buffer = bytearray()
         self._clock = cpu_clock(self.pid)
-        self.stderr = StderrTail(self.proc.stderr)
-        self.stderr.start()
+        self.stderr = StderrTail(self._err)
         self.killed_by_us = False
 
     def cpu_time(self) -> float | None:
@@ -130,13 +143,14 @@ class BotProcess:
         buffer = self._buffer
         while True:
             end = buffer.find(b"\n")
+            if end > protocol.MAX_LINE or (end < 0 and len(buffer) > protocol.MAX_LINE):
+                raise BotFault(Termination.PROTOCOL_ERROR,
+                               f"sent a line longer than {protocol.MAX_LINE} bytes")  # fmt: skip
             if end >= 0:
                 line = bytes(buffer[:end])
                 del buffer[: end + 1]
+                self.stderr.drain()  # what it wrote before answering belongs to this move
                 return line
-            if len(buffer) > protocol.MAX_LINE:
-                raise BotFault(Termination.PROTOCOL_ERROR,
-                               f"sent a line longer than {protocol.MAX_LINE} bytes")  # fmt: skip
             if deadline is None:
                 wait = -1
             else:
@@ -145,7 +159,12 @@ class BotProcess:
                     self.kill()
                     raise BotFault(Termination.TIMEOUT, f"no reply within {timeout:.3f} s")
                 wait = max(1, int(left * 1000 + 0.999))
-            if self._poll.poll(wait):
+            for fd, _ in self._poll.poll(wait):
+                if fd == self._err:
+                    self.stderr.drain()
+                    if self.stderr.closed:
+                        self._poll.unregister(self._err)
+                    continue
                 try:
                     chunk = os.read(self._out, 1 << 16)
                 except BlockingIOError:
@@ -198,7 +217,7 @@ class BotProcess:
                 stream.close()
             except OSError:
                 pass
-        self.stderr.join(timeout=1)
+        self.stderr.drain()
         try:
             self.proc.stderr.close()
         except OSError:
