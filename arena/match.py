@@ -51,6 +51,10 @@ class Player(ABC):
 
     name: str = "player"
 
+    def launch(self) -> None:
+        """Start whatever the player needs (a process) without waiting for it: both seats are
+        launched before either is waited on, so they start side by side."""
+
     @abstractmethod
     def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
         """Get ready for a new game as ``seat``; called again after a take-back, and then
@@ -94,6 +98,8 @@ def play_game(
     unseen: tuple[list[str], list[str]] = ([], [])
     seat = 0
     try:
+        for player in players:
+            player.launch()
         for seat, player in enumerate(players):
             player.start_game(game, seat, seeds[seat], clock)
         while not state.is_terminal:

@@ -123,6 +123,7 @@ class LocalRunner:
                             worker.give(worker.pick(queue))
                         yield record
                     elif worker.process.sentinel in ready or not worker.process.is_alive():
+                        worker.process.join(1.0)
                         lost = worker.job
                         log.warning("worker %s died (exit %s) during game %s; playing it again",
                                     worker.process.name, worker.process.exitcode, lost.game_id if lost else None)

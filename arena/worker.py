@@ -59,9 +59,14 @@ class BotPlayer(Player):
         self.faulted = True
         return fault
 
-    def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+    def launch(self) -> None:
         if self.process is None or not self.process.alive():
+            if self.process is not None:
+                self.process.close()
             self.process = BotProcess(self.spec.argv(), self.spec.name)
+
+    def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+        self.launch()
         self.faulted = False
         self.process.stderr.take()  # earlier games' output is not this game's
         self._ask(protocol.new_game(game.spec(), seat, seed, clock.move), "ready", clock.startup)
@@ -154,7 +159,10 @@ def run_game(job: GameJob) -> GameRecord:
     try:
         game = get_game_from_spec(job.game)
         seeds = (derive_seed(job.seed, 0), derive_seed(job.seed, 1))
-        return play_game(game, players, seeds, job.clock, job.game_id)
+        record = play_game(game, players, seeds, job.clock, job.game_id)
+        if record.offender is not None and record.termination.is_forfeit:
+            players[record.offender].faulted = True  # e.g. an illegal move: restart it anyway
+        return record
     finally:
         for player in players:
             pool.release(player)
