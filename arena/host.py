@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import sys
 import time
 import traceback
@@ -23,10 +24,13 @@ def _reply(fd: int, message: dict[str, Any]) -> None:
 
 
 def _error(error: BaseException) -> dict[str, Any]:
+    """The error reply for the bot's exception; its traceback goes to stderr, into the tail
+    stored with the game."""
     kind = "resource_limit" if isinstance(error, MemoryError) else "exception"
-    text = "".join(traceback.format_exception(error)[-12:])
-    return {"type": "error", "kind": kind, "message": f"{type(error).__name__}: {error}",
-            "traceback": text[-4000:]}  # fmt: skip
+    sys.stderr.write("".join(traceback.format_exception(error)[-12:]))
+    sys.stderr.flush()
+    message = str(error) or ("out of memory (the memory limit was reached)" if kind == "resource_limit" else "")
+    return {"type": "error", "kind": kind, "message": f"{type(error).__name__}: {message}"}
 
 
 class Host:
@@ -121,6 +125,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("target")
     parser.add_argument("params", nargs="?", default="{}")
     options = parser.parse_args(argv)
+    # Python ignores SIGXFSZ; restored, a write past the file-size limit kills the bot with it,
+    # which the harness reports as a resource limit rather than an exception
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     sys.path[:0] = options.path
     protocol_out = os.dup(1)
     os.dup2(2, 1)  # prints, even from C code, go to stderr

@@ -35,10 +35,13 @@ DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random",
 
 
 def set_limits(memory_mb: int | None, file_size_mb: int | None) -> None:
-    """Memory (address space) and file-size limits, and no core dumps."""
+    """Memory and file-size limits, and no core dumps.
+
+    Memory is RLIMIT_DATA (heap and private writable mappings: what a program uses), not
+    the address space: runtimes such as Node reserve far more address space than they use."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if memory_mb is not None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_mb << 20, memory_mb << 20))
     if file_size_mb is not None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_mb << 20, file_size_mb << 20))
 
@@ -104,6 +107,10 @@ def main(argv: list[str] | None = None) -> None:
                         if abi else "landlock unavailable")  # fmt: skip
     sys.stderr.write("arena sandbox: " + "; ".join(enforced) + "\n")
     sys.stderr.flush()
+    # Python ignores these two; an ignored signal stays ignored across exec, and the bot
+    # deserves the defaults (SIGXFSZ kills a process writing past its file-size limit)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     try:
         os.execvp(command[0], command)
     except OSError as error:
