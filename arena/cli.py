@@ -11,7 +11,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from arena import __version__
 from arena.errors import ArenaError
@@ -32,12 +34,17 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 DEFAULT_DB = "sqlite:///db/arena.sqlite3"
 
 
+def cells(*values: object) -> list[Text]:
+    """Table cells shown as they are: names and messages from bots are never markup."""
+    return [Text(str(value)) for value in values]
+
+
 def main() -> None:
     """Entry point: user errors print their message and exit 2, never a traceback."""
     try:
         app()
     except ArenaError as error:
-        errors.print(f"[bold red]error:[/] {error}", highlight=False)
+        errors.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         errors.print("interrupted")
@@ -120,7 +127,7 @@ def run(
         logging.getLogger("arena").info("%s tournament %r", "resuming" if resumed else "starting", config.name)
         progress = Progress(expected_games(config))
         if not quiet:
-            console.print(f"{'Resuming' if resumed else 'Running'} [bold]{config.name}[/]: {config.game.name}, "
+            console.print(f"{'Resuming' if resumed else 'Running'} [bold]{escape(config.name)}[/]: {config.game.name}, "
                           f"{len(config.team_bots())} teams, {progress.total} games, "
                           f"{tournament_run.workers} workers (log: {path})", highlight=False)  # fmt: skip
         runner = LocalRunner(tournament_run.workers)
@@ -129,14 +136,14 @@ def run(
             with _progress_display(quiet) as update:
                 final = tournament_run.run(runner, on_record=lambda record, p: update(p, start), progress=progress)
         except KeyboardInterrupt:
-            errors.print(f"stopped; run 'arena run {file}' again to resume where it stopped")
+            errors.print(f"stopped; run 'arena run {file}' again to resume where it stopped", markup=False)
             raise typer.Exit(130) from None
         finally:
             logging.getLogger("arena").removeHandler(handler)
         if not quiet:
             elapsed = time.monotonic() - start
             console.print(f"Finished: {final.done} games, {final.forfeits} forfeits, {elapsed:.1f} s in this run. "
-                          f"See 'arena leaderboard {config.name}'.", highlight=False)  # fmt: skip
+                          f"See 'arena leaderboard {config.name}'.", highlight=False, markup=False)  # fmt: skip
 
 
 class _progress_display:
@@ -173,7 +180,7 @@ class _progress_display:
             self.last = time.monotonic()
             left = (progress.total - progress.done) / rate if rate > 0 else 0
             console.print(f"[{progress.stage}] {progress.done}/{progress.total} games, {rate:.1f} games/s, "
-                          f"ETA {left:.0f} s, {progress.forfeits} forfeits", highlight=False)  # fmt: skip
+                          f"ETA {left:.0f} s, {progress.forfeits} forfeits", highlight=False, markup=False)  # fmt: skip
 
     def __exit__(self, *exc: object) -> None:
         if self.live is not None:
@@ -203,8 +210,8 @@ def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
         return
     out = Table("name", "game", "status", "teams", "games", "created")
     for r in rows:
-        out.add_row(r["name"], r["game"], r["status"], str(r["teams"]), f"{r['games_finished']}/{r['games_planned']}",
-                    time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])))  # fmt: skip
+        out.add_row(*cells(r["name"], r["game"], r["status"], r["teams"], f"{r['games_finished']}/{r['games_planned']}",
+                           time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"]))))  # fmt: skip
     console.print(out)
 
 
@@ -250,8 +257,8 @@ def list_games(
         ending = r["termination"] or ""
         if r["offender"] is not None:
             ending += f" ({[r['first'], r['second']][r['offender']]})"
-        out.add_row(str(r["id"]), r["tournament"], f"{r['stage']}/{r['pool']}", r["first"], r["second"], result,
-                    ending, str(r["plies"] or ""))  # fmt: skip
+        out.add_row(*cells(r["id"], r["tournament"], f"{r['stage']}/{r['pool']}", r["first"], r["second"], result,
+                           ending, r["plies"] or ""))  # fmt: skip
     console.print(out)
 
 
@@ -275,8 +282,9 @@ def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
         return
     out = Table("name", "version", "kind", "target", "params", "games", "description")
     for r in rows:
-        out.add_row(r["name"], f"v{r['version']}" + ("" if r["registered"] else " (declared)"), r["kind"], r["target"],
-                    json.dumps(r["params"]) if r["params"] else "", ", ".join(r["games"] or []), r["description"] or "")  # fmt: skip
+        out.add_row(*cells(r["name"], f"v{r['version']}" + ("" if r["registered"] else " (declared)"), r["kind"],
+                           r["target"], json.dumps(r["params"]) if r["params"] else "", ", ".join(r["games"] or []),
+                           r["description"] or ""))  # fmt: skip
     console.print(out)
 
 
@@ -319,7 +327,7 @@ def register(
     row, status = register_bot(sessions(db), name=name, kind=kind, target=command or target or "",
                                params=parse_params(param), games=game, python=python,
                                move_time=move_time, base=Path.cwd())  # fmt: skip
-    console.print(f"{status}: [bold]{row['name']}[/] v{row['version']} ({row['kind']} {row['target']}), "
+    console.print(f"{status}: [bold]{escape(row['name'])}[/] v{row['version']} ({escape(row['kind'])} {escape(row['target'])}), "
                   f"games: {', '.join(row['games'])}", highlight=False)  # fmt: skip
 
 

@@ -10,6 +10,8 @@ from typing import Annotated
 import typer
 from sqlalchemy import select
 
+from rich.markup import escape
+
 from arena.cli import DEFAULT_DB, Db, app, console, parse_params, sessions
 from arena.errors import ArenaError
 
@@ -54,7 +56,7 @@ def play(
         session.expunge(row)
     clock = TimeControl(move=move_time, grace=0.1, startup=30.0)
     console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
-                  f"[bold]{row.name}[/] at {move_time:g} s a move. Type 'help' for the commands.", highlight=False)  # fmt: skip
+                  f"[bold]{escape(row.name)}[/] at {move_time:g} s a move. Type 'help' for the commands.", highlight=False)  # fmt: skip
     record = play_against(store, chosen, row, spec, human_seat, clock, sys.stdin, sys.stdout)
     final = chosen.replay([m.move for m in record.moves])
     console.print(final.render(), highlight=False, markup=False)
@@ -63,7 +65,8 @@ def play(
         return
     result = "a draw" if record.winner is None else ("you win" if record.winner == human_seat else f"{row.name} wins")
     how = "" if record.termination.value == "normal" else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
-    console.print(f"Game over: {result}{how}. Stored as game {record.game_id} ('arena replay {record.game_id}').", highlight=False)
+    console.print(f"Game over: {result}{how}. Stored as game {record.game_id} ('arena replay {record.game_id}').",
+                  highlight=False, markup=False)  # fmt: skip
 
 
 def _definition(row) -> dict:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arena.cli import DEFAULT_DB, Db, Json, app, console, errors, print_json, sessions
@@ -85,12 +86,13 @@ def leaderboard(
         return
     _title(found, note, f"stage {chosen.name} ({chosen.status})")
     if not pools:
-        console.print(f"Stage {chosen.name!r} has not started: its pools are drawn when the stage before it ends.")
+        console.print(f"Stage {chosen.name!r} has not started: its pools are drawn when the stage before it ends.",
+                      markup=False)  # fmt: skip
     for p in pools:
         out = Table("#", "team", "points", "games", "W", "D", "L", "forfeits", "μ−3σ", "",
                     title=f"pool {p.name}: {p.finished}/{p.planned} games", title_justify="left")  # fmt: skip
         for s in p.lines:
-            out.add_row(str(s.rank), s.team, _number(s.points), str(s.games), str(s.wins), str(s.draws),
+            out.add_row(str(s.rank), escape(s.team), _number(s.points), str(s.games), str(s.wins), str(s.draws),
                         str(s.losses), _forfeits(s.forfeits), f"{s.rating:.2f}",
                         "[green]advanced[/]" if s.team in p.advanced else "")  # fmt: skip
         _wide().print(out)
@@ -105,10 +107,10 @@ def _wide():
 
 def _title(found, note: str | None, what: str) -> None:
     t = found.tournament
-    _wide().print(f"[bold]{t.name}[/]: {t.game['name']}, {what}; {found.totals.finished}/{found.totals.expected} "
+    _wide().print(f"[bold]{escape(t.name)}[/]: {t.game['name']}, {what}; {found.totals.finished}/{found.totals.expected} "
                   f"games, status {t.status}", highlight=False)  # fmt: skip
     if note:
-        _wide().print(f"[yellow]{note}[/]", highlight=False)
+        _wide().print(f"[yellow]{escape(note)}[/]", highlight=False)
 
 
 def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> None:
@@ -127,7 +129,7 @@ def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> 
             column.justify = "right"
     for line in found.leaderboard:
         bot = "" if line.bot == line.team else line.bot
-        row = [str(line.rank), line.team, bot, f"{line.conservative:.2f}", f"{line.mu:.2f}", f"{line.sigma:.2f}",
+        row = [str(line.rank), escape(line.team), escape(bot), f"{line.conservative:.2f}", f"{line.mu:.2f}", f"{line.sigma:.2f}",
                str(line.games), f"{line.wins}-{line.draws}-{line.losses}", _number(line.points)]  # fmt: skip
         row += [_number(line.course_points or 0)] if course else []
         out.add_row(*row, _forfeits(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
@@ -159,7 +161,7 @@ def replay(
     elif sys.stdin.isatty() and console.is_terminal:
         interactive(shown, console, ply or 0, delay)
     else:
-        console.print(f"[bold]game {game_id}[/] of {shown.tournament}: {shown.game.name}, stage {shown.stage}, "
+        console.print(f"[bold]game {game_id}[/] of {escape(shown.tournament)}: {shown.game.name}, stage {shown.stage}, "
                       f"pool {shown.pool}, round {shown.round + 1}", highlight=False)  # fmt: skip
         print_replay(shown, lambda text: console.print(text + "\n", highlight=False, markup=False), ply, delay)
     if shown.problem is not None:
@@ -187,6 +189,6 @@ def report(
     _wide().print(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open {folder / 'index.html'}",
                   highlight=False)  # fmt: skip
     if written.note:
-        _wide().print(f"[yellow]{written.note}[/]", highlight=False)
+        _wide().print(f"[yellow]{escape(written.note)}[/]", highlight=False)
     for problem in written.problems[:10]:
-        errors.print(f"[red]{problem}[/]", highlight=False)
+        errors.print(f"[red]{escape(problem)}[/]", highlight=False)
