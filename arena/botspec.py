@@ -18,6 +18,25 @@ KINDS = ("python", "command", "course2019")
 SANDBOX = str(Path(__file__).with_name("sandbox.py"))
 
 
+def command_line(command: str, base: str | None) -> list[str]:
+    """A command bot's words, with every word that names a file or program relative to
+    ``base`` (where it was declared) made absolute: the bot runs in a folder of its own."""
+    words = shlex.split(command)
+    folder = Path(base or ".")
+    for index, word in enumerate(words):
+        if os.path.isabs(word) or word.startswith("-"):
+            continue
+        candidate = folder / word
+        if (os.sep in word or index > 0) and candidate.exists():
+            words[index] = str(candidate.resolve())
+    return words
+
+
+def command_files(command: str, base: str | None) -> list[Path]:
+    """The files a command bot's command line names (its program's code)."""
+    return [Path(word) for word in command_line(command, base) if os.path.isabs(word) and os.path.isfile(word)]
+
+
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """A bot as the workers start it. Hashable, so warm processes can be kept per spec.
@@ -52,10 +71,7 @@ class BotSpec:
             from arena import course
 
             return course.host_argv(python, self)
-        command = shlex.split(self.target)
-        if self.path and command and os.sep in command[0] and not os.path.isabs(command[0]):
-            command[0] = os.path.join(self.path, command[0])
-        return command
+        return command_line(self.target, self.path)
 
     def argv(self) -> list[str]:
         """The command line that starts this bot, confined by the sandbox wrapper."""
@@ -86,9 +102,8 @@ class BotSpec:
             paths |= self._module_paths()
         elif self.kind == "course2019":
             paths.add(self.target)
-        else:
-            base = Path(self.path or ".")
-            paths |= {str((base / arg).resolve()) for arg in command[1:] if (base / arg).is_file()}
+        else:  # a command bot may read the folders of the files its command names
+            paths |= {str(Path(arg).parent) for arg in command[1:] if os.path.isabs(arg) and os.path.isfile(arg)}
         return sorted(paths)
 
     def _module_paths(self) -> set[str]:

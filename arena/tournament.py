@@ -5,6 +5,7 @@ the next stage from the standings, and resume all of it after any interruption.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import logging
 import os
 import random
@@ -18,7 +19,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena import loader
-from arena.botspec import BotSpec
+from arena.botspec import BotSpec, command_files
 from arena.config import BotDef, TournamentDef
 from arena.errors import ArenaError
 from arena.match import TimeControl
@@ -65,9 +66,14 @@ def bot_row(session: Session, name: str, definition: BotDef, base: Path) -> Bot:
 
 
 def code_hash(kind: str, target: str, base: Path) -> str | None:
-    """The hash of a bot's code: its file's, or its module's; ``None`` for a command."""
+    """The hash of a bot's code: its file's, its module's, or for a command the command line
+    and the files it names (a program found on the PATH is not hashed)."""
     if kind == "command":
-        return None
+        digest = hashlib.sha256(target.encode())
+        for path in command_files(target, str(base)):
+            if path.stat().st_size <= 64 << 20:
+                digest.update(path.read_bytes())
+        return digest.hexdigest()
     if loader.is_path(target):
         return loader.source_hash(target)
     return _module_hash(target, base)
@@ -299,7 +305,7 @@ class TournamentRun:
 
     def _check_bots_unchanged(self, session: Session, tournament: Tournament) -> None:
         for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
-            if bot.kind == "command" or bot.code_hash is None:
+            if bot.code_hash is None:
                 continue
             if code_hash(bot.kind, bot.target, Path(bot.path or self.base)) != bot.code_hash:
                 raise TournamentError(f"the code of bot {bot.name!r} (team {entry.team!r}) changed since tournament "
