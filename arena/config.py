@@ -148,30 +148,36 @@ class TournamentDef(Strict):
             raise ValueError("use letters, digits, spaces and . _ + - (at most 100)")
         return value
 
-    @model_validator(mode="after")
-    def _consistent(self) -> TournamentDef:
+    def problems(self) -> list[tuple[str, str]]:
+        """What does not fit together, as (field, what is wrong): checks across fields that
+        the fields' own validation cannot make."""
+        found = []
         if self.scoring == "course2019" and self.game.name != "xtreme":
-            raise ValueError("scoring course2019 needs game xtreme (its draws score small boards)")
-        teams = self.team_bots()
-        if len(teams) < 2:
-            raise ValueError("a tournament needs at least two teams (under teams:, or bots: "
-                             "when every bot is a team)")  # fmt: skip
-        count = len(teams)
+            found.append(("scoring", "course2019 needs game xtreme (its draws score small boards)"))
+        count = len(self.team_bots())
+        if count < 2:
+            where = "teams" if self.teams is not None else "bots"
+            found.append((where, "a tournament needs at least two teams (under teams:, or bots: when every "
+                                 "bot is a team)"))  # fmt: skip
+            return found
         for number, stage in enumerate(self.stages):
+            where, name = f"stages.{number}", f"stage {stage.name!r}"
             if stage.pools > count:
-                raise ValueError(f"stage {stage.name!r} has {stage.pools} pools for {count} teams")
-            last = number == len(self.stages) - 1
-            if not last:
-                if stage.advance is None:
-                    raise ValueError(f"stage {stage.name!r} needs 'advance' (teams a pool "
-                                     "sends to the next stage)")  # fmt: skip
-                if stage.advance > count // stage.pools:
-                    raise ValueError(f"stage {stage.name!r}: cannot advance {stage.advance} from "
-                                     f"pools of {count // stage.pools}")  # fmt: skip
-                count = stage.advance * stage.pools
-            if count // stage.pools < 2 and stage.pools > 0 and last:
-                raise ValueError(f"stage {stage.name!r} has pools of fewer than two teams")
-        return self
+                found.append((f"{where}.pools", f"{name} has {stage.pools} pools for {count} teams"))
+                return found
+            size = count // stage.pools
+            if number == len(self.stages) - 1:
+                if size < 2:
+                    found.append((f"{where}.pools", f"{name} has pools of fewer than two teams"))
+                break
+            if stage.advance is None:
+                found.append((f"{where}.advance", f"{name} needs 'advance' (teams a pool sends to the next stage)"))
+                return found
+            if stage.advance > size:
+                found.append((f"{where}.advance", f"{name}: cannot advance {stage.advance} from pools of {size}"))
+                return found
+            count = stage.advance * stage.pools
+        return found
 
     def team_bots(self) -> dict[str, str | BotDef]:
         """Team name -> bot (a name under ``bots:`` or registered, or a definition)."""
@@ -205,15 +211,22 @@ def parse_config(text: str, source: str = "tournament file", base: Path | None =
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigError(f"{source}: not valid YAML{where}: {problem}") from None
+    if data is None:
+        raise ConfigError(f"{source} is empty; a tournament needs at least name, game and bots")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping with at least name, game and bots or "
                           f"teams; got {type(data).__name__}")  # fmt: skip
     data = _include_roster(data, source, base)
     try:
-        return TournamentDef.model_validate(data, context={"check_environment": True})
+        config = TournamentDef.model_validate(data, context={"check_environment": True})
     except ValidationError as error:
         lines = [f"  {_location(e)}: {_message(e)}" for e in error.errors()[:12]]
         raise ConfigError(f"{source} is not a valid tournament:\n" + "\n".join(lines)) from None
+    problems = config.problems()
+    if problems:
+        lines = [f"  {where}: {what}" for where, what in problems]
+        raise ConfigError(f"{source} is not a valid tournament:\n" + "\n".join(lines))
+    return config
 
 
 def _include_roster(data: dict[str, Any], source: str, base: Path | None) -> dict[str, Any]:
