@@ -41,7 +41,7 @@ def describe(spec: BotSpec, timeout: float = 20.0) -> dict[str, Any]:
             raise RegistrationError(f"bot {spec.target!r} cannot be loaded: {message['message']}")
         return message
     except BotFault as fault:
-        tail = player.take_stderr().strip().splitlines()[-5:]
+        tail = _own_lines(player.take_stderr())[-5:]
         raise RegistrationError(f"bot {spec.target!r} did not start: {fault.detail}"
                                 + ("\n  " + "\n  ".join(tail) if tail else "")) from None  # fmt: skip
     except protocol.ProtocolError as error:
@@ -62,7 +62,7 @@ def smoke_game(spec: BotSpec, game_name: str, move_time: float) -> None:
             player.close()
     if record.offender is not None:
         who = "the bot" if record.offender == 0 else "the random opponent"
-        tail = record.stderr[record.offender].strip().splitlines()[-8:]
+        tail = _own_lines(record.stderr[record.offender])[-8:]
         raise RegistrationError(
             f"smoke game of {game_name} against random: {who} forfeited "
             f"({record.termination.value}) after {len(record.moves)} moves: {record.detail}"
@@ -116,6 +116,11 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
         session.flush()
         return {"name": row.name, "version": row.version, "kind": row.kind, "target": row.target,
                 "games": row.games or []}, status  # fmt: skip
+
+
+def _own_lines(stderr: str) -> list[str]:
+    """A bot's stderr lines without the sandbox's report of what it enforced."""
+    return [line for line in stderr.strip().splitlines() if not line.startswith("arena sandbox:")]
 
 
 def _default_name(kind: str, target: str) -> str:
