@@ -1,0 +1,190 @@
+"""A tournament file is validated before anything runs: a bad file gets a ``ConfigError`` whose
+message names the field and says what is wrong with it (for YAML syntax, the line and column);
+``arena run`` prints it without a traceback and exits 2."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from arena.config import ConfigError, load_config, parse_config
+from arena.tournament import TournamentError
+from tests.fixtures.harnesskit import BOTS, arena, cli  # noqa: F401
+
+TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
+FOUR_BOTS = TWO_BOTS + "  c: {module: bots.randombot}\n  d: {module: bots.randombot}\n"
+
+
+def problems(text: str) -> list[str]:
+    """The lines of the ConfigError that ``text`` raises, after its first."""
+    with pytest.raises(ConfigError) as error:
+        parse_config(text, "t.yaml")
+    first, *rest = str(error.value).splitlines()
+    assert first == "t.yaml is not a valid tournament:"
+    return rest
+
+
+def test_a_good_file_parses_with_the_documented_defaults():
+    config = parse_config("name: t\ngame: tictactoe\n" + TWO_BOTS)
+    assert (config.time.move, config.time.grace, config.time.startup) == (1.0, 0.05, 10.0)
+    assert (config.limits.memory_mb, config.limits.file_size_mb) == (1024, 16)
+    assert sorted(config.team_bots()) == ["a", "b"]
+
+
+FIELD_ERRORS = {
+    "missing-name": ("game: tictactoe\n" + TWO_BOTS, "name: Field required"),
+    "bad-name": ("name: 'a/b'\ngame: tictactoe\n" + TWO_BOTS,
+                 "name: use letters, digits, spaces and . _ + - (at most 100)"),
+    "misspelt-section": ("name: t\ngame: tictactoe\nstage: []\n" + TWO_BOTS, "stage: Extra inputs are not permitted"),
+    "misspelt-field": ("name: t\ngame: tictactoe\ntime: {mvoe: 1}\n" + TWO_BOTS,
+                       "time.mvoe: Extra inputs are not permitted"),
+    "negative-move-time": ("name: t\ngame: tictactoe\ntime: {move: -1}\n" + TWO_BOTS,
+                           "time.move: Input should be greater than 0"),
+    "tiny-memory": ("name: t\ngame: tictactoe\nlimits: {memory_mb: 8}\n" + TWO_BOTS,
+                    "limits.memory_mb: Input should be greater than or equal to 16"),
+    "workers-not-a-number": ("name: t\ngame: tictactoe\nworkers: many\n" + TWO_BOTS,
+                             "workers: Input should be a valid integer, unable to parse string as an integer"),
+    "no-games-per-pair": ("name: t\ngame: tictactoe\nstages:\n  - {games_per_pair: 0}\n" + TWO_BOTS,
+                          "stages.0.games_per_pair: Input should be greater than or equal to 1"),
+    "bad-game-parameter": ("name: t\ngame: {name: uttt, params: {tiebreak: coin}}\n" + TWO_BOTS,
+                           "game: game 'uttt': parameter 'tiebreak' cannot be 'coin'; choose one of 'none', 'boards'"),
+    "bot-with-two-targets": ("name: t\ngame: tictactoe\nbots:\n  a: {module: bots.randombot, path: x.py}\n"
+                             "  b: {module: bots.randombot}\n",
+                             "bots.a: give exactly one of module (e.g. bots.uct), path (a .py file), command (a "
+                             "program speaking the protocol) or course (a 2019 course bot file); got module, path"),
+    "bot-without-target": ("name: t\ngame: tictactoe\nbots:\n  a: {params: {}}\n  b: {module: bots.randombot}\n",
+                           "bots.a: give exactly one of module (e.g. bots.uct), path (a .py file), command (a "
+                           "program speaking the protocol) or course (a 2019 course bot file); got none"),
+    "command-with-params": ("name: t\ngame: tictactoe\nbots:\n  a: {command: node x.js, params: {a: 1}}\n"
+                            "  b: {module: bots.randombot}\n",
+                            "bots.a: a command bot takes its parameters on its command line, not params"),
+}
+
+
+@pytest.mark.parametrize("case", FIELD_ERRORS)
+def test_a_bad_field_is_named_with_what_is_wrong(case):
+    text, line = FIELD_ERRORS[case]
+    assert problems(text) == ["  " + line]
+
+
+def test_an_unknown_game_is_named_with_the_games_there_are():
+    (line,) = problems("name: t\ngame: chess\n" + TWO_BOTS)
+    assert line.startswith("  game: unknown game 'chess'; the games are: ")
+    assert {"tictactoe", "uttt"} <= set(line.split(": ")[-1].split(", "))
+
+
+def test_every_bad_field_is_reported_at_once():
+    lines = problems("game: tictactoe\ntime: {move: 0}\nworkers: 0\n" + TWO_BOTS)
+    assert lines == ["  name: Field required", "  time.move: Input should be greater than 0",
+                     "  workers: Input should be greater than or equal to 1"]  # fmt: skip
+
+
+STAGE_ERRORS = {
+    "more-pools-than-teams": ("stages:\n  - {name: groups, pools: 4}\n",
+                              "  stages.0.pools: stage 'groups' has 4 pools for 3 teams"),
+    "no-advance-before-a-stage": ("stages:\n  - {name: groups, pools: 2}\n  - {name: final}\n",
+                                  "  stages.0.advance: stage 'groups' needs 'advance' (teams a pool sends to the next stage)"),
+    "advance-more-than-a-pool": ("stages:\n  - {name: groups, pools: 2, advance: 3}\n  - {name: final}\n",
+                                 "  stages.0.advance: stage 'groups': cannot advance 3 from pools of 2"),
+    "final-pools-of-one": ("stages:\n  - {name: groups, pools: 2, advance: 1}\n  - {name: final, pools: 2}\n",
+                           "  stages.1.pools: stage 'final' has pools of fewer than two teams"),
+}
+
+
+@pytest.mark.parametrize("case", STAGE_ERRORS)
+def test_stage_arithmetic_that_does_not_add_up_is_explained(case):
+    stages, message = STAGE_ERRORS[case]
+    teams = FOUR_BOTS if case != "more-pools-than-teams" else TWO_BOTS + "  c: {module: bots.randombot}\n"
+    (line,) = problems("name: t\ngame: tictactoe\n" + teams + stages)
+    assert line == message
+
+
+def test_a_stage_arithmetic_error_is_located_at_the_stage_not_the_top():
+    (line,) = problems("name: t\ngame: tictactoe\n" + FOUR_BOTS + "stages:\n  - {name: groups, pools: 2, advance: 3}\n"
+                       "  - {name: final}\n")  # fmt: skip
+    assert line == "  stages.0.advance: stage 'groups': cannot advance 3 from pools of 2"
+
+
+def test_one_team_is_not_a_tournament():
+    (line,) = problems("name: t\ngame: tictactoe\nbots:\n  a: {module: bots.randombot}\n")
+    assert line == "  bots: a tournament needs at least two teams (under teams:, or bots: when every bot is a team)"
+
+
+def test_a_yaml_syntax_error_gives_its_line_and_column():
+    text = "name: t\ngame: tictactoe\nbots:\n  a: {module: bots.randombot\n  b: {module: bots.randombot}\n"
+    with pytest.raises(ConfigError) as error:
+        parse_config(text, "t.yaml")
+    assert str(error.value) == "t.yaml: not valid YAML at line 5, column 4: expected ',' or '}', but got ':'"
+
+
+def test_a_tab_in_the_indentation_gives_its_line():
+    with pytest.raises(ConfigError) as error:
+        parse_config("name: t\ngame: tictactoe\nbots:\n\ta: {module: bots.randombot}\n", "t.yaml")
+    assert str(error.value) == "t.yaml: not valid YAML at line 4, column 1: found character '\\t' that cannot start any token"
+
+
+def test_a_file_that_is_not_a_mapping_is_refused():
+    with pytest.raises(ConfigError) as error:
+        parse_config("- a\n- b\n", "t.yaml")
+    assert str(error.value) == "t.yaml: expected a mapping with at least name, game and bots or teams; got list"
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(ConfigError) as error:
+        load_config(tmp_path / "nope.yaml")
+    assert str(error.value) == f"no tournament file {str(tmp_path / 'nope.yaml')!r}"
+
+
+def test_the_same_tournament_written_differently_has_the_same_digest():
+    spaced = parse_config("name: t\ngame: {name: tictactoe}\n" + TWO_BOTS)
+    terse = parse_config(textwrap.dedent("""\
+        # the same tournament, other spelling
+        bots: {a: {module: bots.randombot}, b: {module: bots.randombot}}
+        game: tictactoe
+        name: t
+        time: {move: 1.0}
+    """))
+    assert spaced.digest() == terse.digest()
+
+
+# ---------------------------------------------------------------- through arena run
+
+
+def test_arena_run_prints_the_config_error_and_exits_2(tmp_path):
+    (tmp_path / "t.yaml").write_text("name: t\ngame: chess\n" + TWO_BOTS)
+    result = arena("run", "t.yaml", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: t.yaml is not a valid tournament:\n  game: unknown game 'chess'; ")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_team_playing_an_unknown_bot_is_refused_and_nothing_is_stored(cli, tmp_path):
+    (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nteams:\n  a: ghost\n  b: {module: bots.randombot}\n")
+    result = cli("run", str(tmp_path / "t.yaml"))
+    assert isinstance(result.exception, TournamentError)
+    assert str(result.exception) == ("team 'a' plays bot 'ghost', which is neither under bots: nor registered; "
+                                      "known bots: none (see 'arena bots', 'arena register')")  # fmt: skip
+    assert json.loads(cli("tournaments", "--json").output) == []
+
+
+def test_a_bot_file_that_does_not_exist_is_named_with_where_it_was_looked_for(cli, tmp_path):
+    (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nbots:\n  a: {path: missing.py}\n"
+                                     "  b: {module: bots.randombot}\n")  # fmt: skip
+    result = cli("run", str(tmp_path / "t.yaml"))
+    assert str(result.exception) == f"bot 'a': no file 'missing.py' (looked in {tmp_path})"
+
+
+def test_a_bot_module_that_does_not_exist_is_refused(cli, tmp_path):
+    (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nbots:\n  a: {module: bots.no_such_bot}\n"
+                                     "  b: {module: bots.randombot}\n")  # fmt: skip
+    result = cli("run", str(tmp_path / "t.yaml"))
+    assert str(result.exception).startswith("no bot module 'bots.no_such_bot': give a dotted module name")
+
+
+def test_the_unknown_bot_error_lists_the_registered_bots(cli, tmp_path):
+    assert cli("register", str(BOTS / "first_legal.py"), "--name", "firstie").exit_code == 0
+    (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nteams:\n  a: ghost\n  b: firstie\n")
+    result = cli("run", str(tmp_path / "t.yaml"))
+    assert str(result.exception).endswith("known bots: firstie (see 'arena bots', 'arena register')")

@@ -1,0 +1,186 @@
+"""The line protocol: what the harness accepts as a reply, that docs/protocol.md shows the
+messages as the harness really writes and reads them, and that a bot written in another
+language (examples/node/random_bot.js) plays whole games through it."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from arena import protocol
+from arena.botspec import BotSpec
+from arena.match import TimeControl
+from arena.process import STDERR_TAIL, BotProcess
+from arena.records import Termination
+from arena.worker import run_game
+from tests.fixtures.harnesskit import NODE_BOT, REPO, job, needs_node, pool, python_bot  # noqa: F401
+
+DOC = (REPO / "docs" / "protocol.md").read_text()
+NODE = BotSpec("node-random", "command", f"node {NODE_BOT}")
+RANDOM = BotSpec("random", "python", "bots.randombot")
+
+
+# ---------------------------------------------------------------- replies
+
+
+def test_a_move_reply_is_accepted_with_extra_keys():
+    assert protocol.parse_reply(b'{"type":"move","move":"4","note":"hi"}', "move") == {
+        "type": "move", "move": "4", "note": "hi"}  # fmt: skip
+
+
+def test_an_error_reply_answers_any_request_with_kind_and_message():
+    line = b'{"type":"error","kind":"resource_limit","message":"MemoryError: ","traceback":"..."}'
+    assert protocol.parse_reply(line, "ready") == {"type": "error", "kind": "resource_limit",
+                                                   "message": "MemoryError: "}  # fmt: skip
+
+
+def test_an_error_message_is_cut_to_2000_characters():
+    line = json.dumps({"type": "error", "message": "m" * 5000}).encode()
+    assert protocol.parse_reply(line, "move")["message"] == "m" * 2000
+
+
+@pytest.mark.parametrize(
+    ("line", "expected", "message"),
+    [
+        (b"4", "move", "reply is not a JSON object: '4'"),
+        (b"[1, 2]", "move", "reply is not a JSON object: '[1, 2]'"),
+        (b'{"type":"ready"}', "move", "expected a 'move' reply, got '{\"type\":\"ready\"}'"),
+        (b'{"move":"4"}', "move", "expected a 'move' reply, got '{\"move\":\"4\"}'"),
+        (b'{"type":"move","move":null}', "move",
+         "a move reply needs a 'move' string, got '{\"type\":\"move\",\"move\":null}'"),
+        (b"\xff\xfe", "ready", "reply is not JSON: '\ufffd\ufffd'"),
+    ],
+    ids=["a-number", "a-list", "wrong-type", "no-type", "move-null", "not-utf8"],
+)
+def test_a_malformed_reply_is_a_protocol_error_quoting_it(line, expected, message):
+    with pytest.raises(protocol.ProtocolError) as error:
+        protocol.parse_reply(line, expected)
+    assert str(error.value) == message
+
+
+def test_a_protocol_error_quotes_at_most_120_characters_of_the_reply():
+    with pytest.raises(protocol.ProtocolError) as error:
+        protocol.parse_reply(b"z" * 1000, "move")
+    assert str(error.value) == "reply is not JSON: '" + "z" * 120 + "...'"
+
+
+# ---------------------------------------------------------------- the documentation
+
+SENT = {
+    "new_game": protocol.new_game({"name": "tictactoe", "params": {}}, 0, 1, 1.0),
+    "move": protocol.move_request(0, [], 1.0),
+    "game_over": protocol.game_over([], None, "normal"),
+    "describe": protocol.DESCRIBE,
+    "quit": protocol.QUIT,
+}
+
+
+def doc_lines(mark: str) -> list[str]:
+    """The example lines of docs/protocol.md that start with ``mark`` (``>`` or ``<``)."""
+    return [line[2:] for line in DOC.splitlines() if line.startswith(mark + " {")]
+
+
+def test_the_doc_shows_every_message_the_harness_sends_with_its_exact_fields():
+    examples = [json.loads(line) for line in doc_lines(">")]
+    assert {m["type"] for m in examples} == set(SENT)
+    for message in examples:
+        assert message.keys() == json.loads(SENT[message["type"]]).keys(), message
+
+
+def test_the_doc_writes_harness_messages_as_the_harness_encodes_them():
+    for line in doc_lines(">"):
+        assert protocol.encode(json.loads(line)) == line.encode() + b"\n"
+
+
+def test_the_doc_shows_every_reply_and_each_is_accepted():
+    replies = [json.loads(line) for line in doc_lines("<")]
+    assert {m["type"] for m in replies} == {"ready", "move", "description", "error"}
+    for line, message in zip(doc_lines("<"), replies):
+        expected = message["type"] if message["type"] != "error" else "move"
+        assert protocol.parse_reply(line.encode(), expected)["type"] == message["type"]
+
+
+def test_the_doc_example_games_are_one_legal_game_seen_from_both_seats():
+    from arena.games import get_game
+
+    blocks = re.findall(r"```\n(> \{\"type\":\"new_game\".*?)```", DOC, re.S)
+    transcripts = [[(line[0], json.loads(line[2:])) for line in block.splitlines()]
+                   for block in blocks if "\n< " in block]  # fmt: skip
+    assert [t[0][1]["seat"] for t in transcripts] == [0, 1]
+    plies: dict[int, str] = {}  # ply -> move, as both seats must agree on it
+    for transcript in transcripts:
+        seen = 0
+        for (mark, message), (_, reply) in zip(transcript, transcript[1:]):
+            if mark == ">" and message["type"] == "move":
+                for text in message["moves"]:
+                    assert plies.setdefault(seen, text) == text
+                    seen += 1
+                assert message["ply"] == seen
+                assert plies.setdefault(seen, reply["move"]) == reply["move"]
+                seen += 1
+    played = [plies[ply] for ply in range(len(plies))]
+    state = get_game("tictactoe").replay(played)
+    assert state.is_terminal
+    assert [t[-1][1] for t in transcripts] == [
+        {"type": "game_over", "moves": [], "winner": state.outcome.winner, "termination": "normal"},
+        {"type": "game_over", "moves": [played[-1]], "winner": state.outcome.winner, "termination": "normal"},
+    ]
+
+
+def test_the_doc_states_the_limits_the_code_has():
+    text = " ".join(DOC.split())
+    assert f"A reply line may be at most {protocol.MAX_LINE} bytes" in text
+    assert f"stores the last {STDERR_TAIL} bytes of each game's output" in text
+    assert f"(`time.grace`, default {TimeControl().grace} s)" in text
+    assert f"within `time.startup` seconds (default {TimeControl().startup:g} s)" in text
+
+
+# ---------------------------------------------------------------- a bot in JavaScript
+
+
+@needs_node
+def test_the_node_bot_answers_describe():
+    process = BotProcess(NODE.argv(), NODE.name)
+    try:
+        process.send(protocol.DESCRIBE)
+        reply = protocol.parse_reply(process.receive(10), "description")
+    finally:
+        process.close()
+    assert reply == {"type": "description",
+                     "description": "Random legal moves, in JavaScript: tic-tac-toe and ultimate tic-tac-toe.",
+                     "games": ["tictactoe", "uttt"], "parameters": None}  # fmt: skip
+
+
+@needs_node
+@pytest.mark.parametrize("game", ["tictactoe", "uttt"])
+def test_the_node_bot_plays_whole_games_from_either_seat(pool, game):
+    endings = Counter()
+    for number in range(12):
+        seats = (NODE, RANDOM) if number % 2 == 0 else (RANDOM, NODE)
+        record = run_game(job(*seats, move=1.0, seed=number, game_id=number, game={"name": game, "params": {}}))
+        endings[record.termination] += 1
+    assert endings == {Termination.NORMAL: 12}
+    assert len(pool.pids("node-random")) == 1  # one warm process for all twelve games
+
+
+@needs_node
+def test_the_node_bot_plays_the_same_game_from_the_same_seed(pool):
+    games = [run_game(job(NODE, RANDOM, seed=42, game_id=n, game={"name": "uttt", "params": {}})) for n in (1, 2)]
+    assert [m.move for m in games[0].moves] == [m.move for m in games[1].moves]
+
+
+@needs_node
+def test_the_node_bot_refuses_a_game_it_does_not_play_with_an_error_reply(pool):
+    record = run_game(job(NODE, RANDOM, game={"name": "othello", "params": {}}))
+    assert (record.termination, record.offender, record.winner) == (Termination.CRASH, 0, 1)
+    assert record.detail == "this bot plays tictactoe, uttt, not othello"
+
+
+def test_a_python_bot_plays_through_the_host_in_every_game(pool):
+    for number, game in enumerate(["tictactoe", "uttt", "othello", "xtreme"]):
+        record = run_game(job(python_bot("seeded_random"), RANDOM, move=2.0, game_id=number,
+                              game={"name": game, "params": {}}))  # fmt: skip
+        assert (game, record.termination) == (game, Termination.NORMAL)

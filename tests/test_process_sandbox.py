@@ -1,0 +1,216 @@
+"""What a bot process gets: its own process group and working folder, a scrubbed environment,
+resource limits, no core dumps, no files but its own, no network; and that it never outlives
+the harness that started it.
+
+The ``reports_sandbox`` fixture bots (a Python module and a command) write what they see to
+stderr as ``sandbox {JSON}`` at every new game, ``probes_confinement`` what it could do as
+``confinement {JSON}``; the tests read these lines from the game's stderr tail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from arena import protocol
+from arena.botspec import BotSpec
+from arena.process import BotProcess
+from arena.records import Termination
+from arena.worker import run_game, warm_bots
+from tests.fixtures.harnesskit import (  # noqa: F401
+    SANDBOX_LINE,
+    command_bot,
+    group_running,
+    job,
+    pool,
+    python_bot,
+    running,
+    wait_until,
+)
+
+MIB = 1024 * 1024
+SPECS = {
+    "python": python_bot("reports_sandbox", memory_mb=300, file_size_mb=2),
+    "command": command_bot("reports_sandbox.py", memory_mb=300, file_size_mb=2),
+}
+
+
+def sandbox_report(stderr: str) -> dict:
+    """The ``sandbox {JSON}`` line a reports_sandbox bot wrote."""
+    lines = [line for line in stderr.splitlines() if line.startswith("sandbox ")]
+    assert len(lines) == 1, stderr
+    return json.loads(lines[0].removeprefix("sandbox "))
+
+
+@pytest.fixture(params=sorted(SPECS))
+def report(request, pool):
+    """What the reports_sandbox bot (Python module, then command) saw in one game as seat 0."""
+    record = run_game(job(SPECS[request.param], python_bot("first_legal")))
+    assert record.termination is Termination.NORMAL
+    return sandbox_report(record.stderr[0])
+
+
+def test_a_bot_runs_in_a_process_group_of_its_own(report):
+    assert report["pgid"] == report["pid"]
+    assert report["pgid"] != os.getpgid(0)
+
+
+def test_a_bot_works_in_a_fresh_private_folder(report):
+    folder = Path(report["cwd"])
+    assert folder.parent == Path(tempfile.gettempdir())
+    assert folder.name.startswith("arena-bot-")
+
+
+def test_a_bot_gets_only_the_documented_environment(report):
+    home = report["cwd"]
+    assert report["env"] == {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+                             "HOME": home, "TMPDIR": home, "PYTHONHASHSEED": "0",
+                             "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
+
+
+def test_a_bot_may_not_dump_core(report):
+    assert report["core"] == [0, 0]
+
+
+def test_a_bot_gets_the_memory_limit_as_its_data_limit(report):
+    assert report["data"] == [300 * MIB, 300 * MIB]
+
+
+def test_a_bot_gets_the_file_size_limit(report):
+    assert report["file_size"] == [2 * MIB, 2 * MIB]
+
+
+def test_without_limits_a_bot_has_no_memory_or_file_size_limit(pool):
+    spec = python_bot("reports_sandbox", memory_mb=None, file_size_mb=None)
+    record = run_game(job(spec, python_bot("first_legal")))
+    facts = sandbox_report(record.stderr[0])
+    unlimited = [resource.RLIM_INFINITY, resource.RLIM_INFINITY]
+    assert (facts["data"], facts["file_size"], facts["core"]) == (unlimited, unlimited, [0, 0])
+
+
+def test_the_working_folder_is_removed_when_the_process_is_closed(pool):
+    spec = python_bot("reports_sandbox")
+    record = run_game(job(spec, python_bot("first_legal")))
+    folder = Path(sandbox_report(record.stderr[0])["cwd"])
+    assert folder.is_dir()  # still warm
+    warm_bots().close()
+    assert not folder.exists()
+
+
+def test_closing_the_warm_pool_ends_every_bot_process_and_its_group(pool):
+    run_game(job(python_bot("first_legal"), command_bot("reports_sandbox.py")))
+    pids = [p.pid for p in pool.processes]
+    assert [running(pid) for pid in pids] == [True, True]
+    warm_bots().close()
+    assert [(running(pid), group_running(pid)) for pid in pids] == [(False, False), (False, False)]
+
+
+PARENT = """
+import sys, time
+from arena import protocol
+from arena.botspec import BotSpec
+from arena.process import BotProcess
+spec = BotSpec("orphan", sys.argv[1], sys.argv[2])
+process = BotProcess(spec.argv(), "orphan")
+print(process.pid, flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("kind", ["python", "command"])
+def test_a_bot_dies_when_the_process_that_started_it_is_killed(kind):
+    spec = SPECS[kind]
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, spec.kind, spec.target], stdout=subprocess.PIPE,
+                              text=True, start_new_session=True)  # fmt: skip
+    try:
+        bot = int(parent.stdout.readline())
+        assert running(bot)
+    finally:
+        parent.kill()
+        parent.wait()
+    assert wait_until(lambda: not running(bot), timeout=5)
+
+
+def test_describe_reports_the_docstring_games_and_parameters():
+    spec = python_bot("takes_params")
+    process = BotProcess(spec.argv(), spec.name)
+    try:
+        process.send(protocol.DESCRIBE)
+        reply = protocol.parse_reply(process.receive(20), "description")
+    finally:
+        process.close()
+    assert reply == {"type": "description",
+                     "description": "Plays the legal move at index `offset` (modulo their number); `offset` must be an int.",
+                     "games": ["tictactoe", "uttt"], "parameters": None}  # fmt: skip
+
+
+def test_a_command_bot_that_cannot_be_started_forfeits_by_crash(pool):
+    spec = BotSpec("missing", "command", "/nonexistent/arena-test-bot --flag")
+    record = run_game(job(spec, python_bot("first_legal")))
+    assert (record.termination, record.offender, record.winner) == (Termination.CRASH, 0, 1)
+    assert record.detail == "exited with status 127"
+    assert "arena sandbox: cannot run '/nonexistent/arena-test-bot'" in record.stderr[0]
+
+
+def test_a_killed_process_group_takes_the_bots_children_with_it(tmp_path):
+    # A bot that starts a helper process: closing the bot kills its whole group, helper included.
+    script = tmp_path / "forks.sh"
+    script.write_text("#!/bin/sh\nsleep 120 &\necho helper $! >&2\nwhile read -r line; do :; done\n")
+    spec = BotSpec("forks", "command", f"sh {script}")
+    process = BotProcess(spec.argv(), spec.name)
+    try:
+        assert wait_until(lambda: process.stderr.drain() or b"helper " in process.stderr.tail, timeout=5)
+        helper = int(bytes(process.stderr.tail).split(b"helper ")[1].split()[0])
+        assert running(helper)
+    finally:
+        process.close()
+    assert wait_until(lambda: not running(helper), timeout=5)
+
+
+def test_the_sandbox_says_what_it_enforced_in_the_first_games_stderr(pool):
+    record = run_game(job(python_bot("first_legal", memory_mb=300, file_size_mb=2), python_bot("seeded_random")))
+    (line,) = [line for line in record.stderr[0].splitlines() if line.startswith(SANDBOX_LINE)]
+    assert line.startswith("arena sandbox: memory 300 MB; files 2 MB; no core dumps; ")
+
+
+@pytest.fixture
+def confinement(pool) -> tuple[dict, str]:
+    """What the probes_confinement bot could do, and the sandbox's own line about itself."""
+    record = run_game(job(python_bot("probes_confinement"), python_bot("first_legal")))
+    lines = record.stderr[0].splitlines()
+    (report,) = [json.loads(line.removeprefix("confinement ")) for line in lines if line.startswith("confinement ")]
+    (enforced,) = [line for line in lines if line.startswith(SANDBOX_LINE)]
+    return report, enforced
+
+
+def test_a_bot_may_write_in_its_working_folder(confinement):
+    report, _ = confinement
+    assert report["write_here"] == "ok"
+
+
+def test_a_bot_cannot_read_another_bots_file(confinement):
+    report, enforced = confinement
+    if "landlock unavailable" in enforced:
+        pytest.skip("this kernel has no Landlock: " + enforced)
+    assert report["read_sibling"] == "EACCES"
+
+
+def test_a_bot_cannot_write_outside_its_working_folder(confinement):
+    report, enforced = confinement
+    if "landlock unavailable" in enforced:
+        pytest.skip("this kernel has no Landlock: " + enforced)
+    assert report["write_beside"] == "EACCES"
+
+
+def test_a_bot_cannot_open_a_tcp_connection(confinement):
+    report, enforced = confinement
+    if "no network" not in enforced and "no TCP" not in enforced:
+        pytest.skip("neither a network namespace nor Landlock TCP rules here: " + enforced)
+    assert report["connect"] in ("EACCES", "ENETUNREACH")

@@ -1,0 +1,227 @@
+"""``arena run`` end to end: a small tic-tac-toe tournament declared in YAML, played by two
+worker processes, every game and move stored with its timings and stderr tail, progress shown,
+a log file written; then the listings (``arena tournaments``, ``arena games``, ``arena bots``)
+with ``--json``."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.harnesskit import BOTS, NODE_BOT, arena, needs_node
+
+pytestmark = pytest.mark.slow
+
+TOURNAMENT = """\
+name: e2e
+game: tictactoe
+seed: 7
+time: {move: 1.0}
+workers: 2
+bots:
+  reporter: {path: reports_sandbox.py}
+  rand: {path: seeded_random.py}
+  chatty: {path: prints_to_stdout.py}
+  crasher: {path: raises_in_move.py}
+stages:
+  - {games_per_pair: 2}
+"""
+TEAMS = ("reporter", "rand", "chatty", "crasher")
+
+
+def rows(database: Path, query: str, *args) -> list[sqlite3.Row]:
+    with sqlite3.connect(database) as connection:
+        connection.row_factory = sqlite3.Row
+        return connection.execute(query, args).fetchall()
+
+
+def games_with_teams(database: Path) -> list[sqlite3.Row]:
+    return rows(database, "SELECT g.*, a.team AS first, b.team AS second FROM games g "
+                          "JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id")  # fmt: skip
+
+
+def snapshot(database: Path) -> tuple:
+    """Every stored game and move, for comparing a database before and after."""
+    games = [tuple(r) for r in rows(database, "SELECT id, status, winner, termination, offender, plies, seed FROM games")]
+    moves = [tuple(r) for r in rows(database, "SELECT game_id, ply, seat, move, wall_ms, cpu_ms FROM moves")]
+    return games, moves
+
+
+class Run:
+    """One tournament run in a folder of its own, then a second ``arena run`` of the same file."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.database = folder / "db" / "arena.sqlite3"
+        self.db = f"sqlite:///{self.database}"
+        for name in ("reports_sandbox", "seeded_random", "prints_to_stdout", "raises_in_move"):
+            shutil.copy(BOTS / f"{name}.py", folder)
+        (folder / "e2e.yaml").write_text(TOURNAMENT)
+        self.first = arena("run", "e2e.yaml", "--db", self.db, cwd=folder)
+        self.after_first = snapshot(self.database)
+        self.second = arena("run", "e2e.yaml", "--db", self.db, cwd=folder)
+
+    def cli_json(self, *args: str):
+        result = arena(*args, "--db", self.db, "--json", cwd=self.folder)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Run:
+    return Run(tmp_path_factory.mktemp("e2e"))
+
+
+def test_run_plays_every_game_and_says_so(run):
+    assert run.first.returncode == 0, run.first.stderr
+    lines = run.first.stdout.splitlines()
+    assert lines[0] == f"Running e2e: tictactoe, 4 teams, 12 games, 2 workers (log: {run.folder / 'db' / 'e2e.log'})"
+    assert lines[-1].startswith("Finished: 12 games, 6 forfeits, ")
+
+
+def test_run_shows_its_progress(run):
+    last = [line for line in run.first.stdout.splitlines() if "/12 games, " in line][-1]
+    assert re.fullmatch(r".*\b12/12 games, [0-9.]+ games/s, ETA 0 s, 6 forfeits", last), last
+
+
+def test_the_progress_line_names_the_stage(run):
+    # The line is printed as rich markup, so "[round-robin]" is taken for a style tag and
+    # vanishes (and a stage named "[/x]" would raise MarkupError).
+    assert "[round-robin] 12/12 games, " in run.first.stdout
+
+
+def test_every_planned_game_is_stored_finished_once(run):
+    games = games_with_teams(run.database)
+    assert [g["status"] for g in games] == ["finished"] * 12
+    pairs = sorted(tuple(sorted((g["first"], g["second"]))) for g in games)
+    assert pairs == sorted(tuple(sorted(p)) for p in [(a, b) for i, a in enumerate(TEAMS) for b in TEAMS[i + 1:]] * 2)
+
+
+def test_each_pair_plays_once_from_each_seat(run):
+    seats = sorted((g["first"], g["second"]) for g in games_with_teams(run.database))
+    assert len(set(seats)) == 12
+
+
+def test_a_forfeit_is_stored_with_its_termination_offender_winner_and_detail(run):
+    crashed = [g for g in games_with_teams(run.database) if "crasher" in (g["first"], g["second"])]
+    assert len(crashed) == 6
+    for game in crashed:
+        seat = 0 if game["first"] == "crasher" else 1
+        assert (game["termination"], game["offender"], game["winner"], game["detail"]) == (
+            "crash", seat, 1 - seat, "RuntimeError: deliberate failure in move")  # fmt: skip
+
+
+def test_every_stored_move_has_its_wall_and_cpu_time(run):
+    moves = rows(run.database, "SELECT wall_ms, cpu_ms FROM moves")
+    assert len(moves) == sum(g["plies"] for g in games_with_teams(run.database)) > 0
+    assert all(m["wall_ms"] > 0 and m["cpu_ms"] is not None and m["cpu_ms"] >= 0 for m in moves)
+
+
+def test_a_bots_prints_are_stored_in_its_games_stderr_tail(run):
+    for game in games_with_teams(run.database):
+        if "chatty" in (game["first"], game["second"]) and game["termination"] == "normal":
+            tail = game["stderr0"] if game["first"] == "chatty" else game["stderr1"]
+            assert "chatty print" in tail and len(tail.encode()) <= 8192
+
+
+def test_bot_processes_stay_warm_across_the_games_of_a_worker(run):
+    pids = set()
+    games = 0
+    for game in games_with_teams(run.database):
+        for seat, team in enumerate((game["first"], game["second"])):
+            if team == "reporter":
+                tail = game[f"stderr{seat}"]
+                (line,) = [line for line in tail.splitlines() if line.startswith("sandbox ")]
+                pids.add(json.loads(line.removeprefix("sandbox "))["pid"])
+                games += 1
+    assert games == 6
+    assert 1 <= len(pids) <= 2  # one process a worker at most, for all six games
+
+
+def test_the_run_is_logged_beside_the_database(run):
+    log = (run.folder / "db" / "e2e.log").read_text()
+    assert "starting tournament 'e2e'" in log
+    assert log.count("forfeits (crash): RuntimeError: deliberate failure in move") == 6
+
+
+def test_running_a_finished_tournament_again_changes_nothing(run):
+    assert run.second.returncode == 0, run.second.stderr
+    assert run.second.stdout.startswith("Resuming e2e: ")
+    assert snapshot(run.database) == run.after_first
+
+
+def test_the_resumption_is_logged(run):
+    assert "resuming tournament 'e2e'" in (run.folder / "db" / "e2e.log").read_text()
+
+
+def test_tournaments_json_lists_the_tournament_and_its_counts(run):
+    (listed,) = run.cli_json("tournaments")
+    assert {k: listed[k] for k in ("name", "game", "status", "teams", "games_finished", "games_planned", "seed")} == {
+        "name": "e2e", "game": "tictactoe", "status": "finished", "teams": 4, "games_finished": 12,
+        "games_planned": 12, "seed": 7}  # fmt: skip
+
+
+def test_games_json_lists_every_game_newest_first(run):
+    listed = run.cli_json("games", "--tournament", "e2e")
+    stored = games_with_teams(run.database)
+    assert [g["id"] for g in listed] == [g["id"] for g in reversed(stored)]
+    assert {g["id"]: (g["first"], g["second"], g["winner"], g["termination"], g["offender"], g["plies"])
+            for g in listed} == {g["id"]: (g["first"], g["second"], g["winner"], g["termination"],
+                                           g["offender"], g["plies"]) for g in stored}  # fmt: skip
+
+
+def test_games_json_filters_by_bot(run):
+    listed = run.cli_json("games", "--bot", "crasher")
+    assert len(listed) == 6
+    assert all("crasher" in (g["first"], g["second"]) and g["termination"] == "crash" for g in listed)
+
+
+def test_games_of_an_unknown_tournament_are_refused_with_the_known_ones(run):
+    result = arena("games", "--tournament", "nope", "--db", run.db, cwd=run.folder)
+    assert result.returncode == 2
+    assert result.stderr == "error: no tournament 'nope'; the tournaments: e2e\n"
+
+
+def test_bots_json_lists_the_declared_bots_with_their_code_hashes(run):
+    import hashlib
+
+    listed = run.cli_json("bots")
+    assert sorted((b["name"], b["version"], b["kind"], b["registered"]) for b in listed) == sorted(
+        (team, 1, "python", False) for team in TEAMS)  # fmt: skip
+    for bot in listed:
+        assert bot["code_hash"] == hashlib.sha256(Path(bot["target"]).read_bytes()).hexdigest()
+        assert Path(bot["target"]).parent == run.folder
+
+
+def test_an_empty_database_lists_nothing_in_json(tmp_path):
+    for command in ("tournaments", "games", "bots"):
+        result = arena(command, "--json", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+        assert (command, result.returncode, json.loads(result.stdout)) == (command, 0, [])
+
+
+# ---------------------------------------------------------------- a bot in another language
+
+
+@needs_node
+def test_a_tournament_plays_a_node_bot_registered_by_command_and_one_declared(tmp_path):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    registered = arena("register", "--command", f"node {NODE_BOT}", "--name", "node-random", "--db", db, cwd=tmp_path)
+    assert registered.returncode == 0, registered.stderr
+    shutil.copy(BOTS / "seeded_random.py", tmp_path)
+    (tmp_path / "t.yaml").write_text(
+        "name: js\ngame: tictactoe\nseed: 3\ntime: {move: 1.0}\nworkers: 2\n"
+        f"bots:\n  declared-js: {{command: node {NODE_BOT}}}\n  rand: {{path: seeded_random.py}}\n"
+        "teams:\n  registered-js: node-random\n  declared-js: declared-js\n  rand: rand\n"
+    )
+    result = arena("run", "t.yaml", "--db", db, "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    games = arena("games", "--tournament", "js", "--json", "--db", db, cwd=tmp_path)
+    listed = json.loads(games.stdout)
+    assert len(listed) == 6
+    assert [g["termination"] for g in listed] == ["normal"] * 6
+    assert {g["first"] for g in listed} == {"registered-js", "declared-js", "rand"}
