@@ -60,12 +60,12 @@ def league(tmp_path):
 def expected_ratings(env: trueskill.TrueSkill) -> dict[str, trueskill.Rating]:
     """The league's ratings worked out with trueskill directly, game by game in id order."""
     r = {t: env.create_rating() for t in "ABCD"}
-    r["A"], r["D"] = env.rate_1vs1(r["A"], r["D"])
-    r["B"], r["C"] = env.rate_1vs1(r["B"], r["C"])
-    r["C"], r["A"] = env.rate_1vs1(r["C"], r["A"])
-    r["B"], r["D"] = env.rate_1vs1(r["B"], r["D"])
-    r["A"], r["B"] = env.rate_1vs1(r["A"], r["B"])
-    r["D"], r["C"] = env.rate_1vs1(r["D"], r["C"], drawn=True)
+    r["A"], r["D"] = trueskill.rate_1vs1(r["A"], r["D"], env=env)
+    r["B"], r["C"] = trueskill.rate_1vs1(r["B"], r["C"], env=env)
+    r["C"], r["A"] = trueskill.rate_1vs1(r["C"], r["A"], env=env)
+    r["B"], r["D"] = trueskill.rate_1vs1(r["B"], r["D"], env=env)
+    r["A"], r["B"] = trueskill.rate_1vs1(r["A"], r["B"], env=env)
+    r["D"], r["C"] = trueskill.rate_1vs1(r["D"], r["C"], drawn=True, env=env)
     return r
 
 
