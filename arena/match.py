@@ -64,6 +64,10 @@ class Player(ABC):
     def request_move(self, state, unseen: list[str], clock: TimeControl) -> Reply:
         """The player's move in ``state``; ``unseen`` are the moves since it last moved."""
 
+    def check_game_end(self) -> None:
+        """The game was played to its end: a last look at what the player did since its last
+        answer (a bot's threads or processes still running); ``BotFault`` forfeits it."""
+
     def end_game(self, unseen: list[str], winner: int | None, termination: Termination) -> None:
         """The game is over (``unseen``: the last moves it has not been told of)."""
 
@@ -123,6 +127,8 @@ def play_game(
             record.moves.append(MoveRecord(seat, text, round(reply.wall * 1000, 3),
                                            None if reply.cpu is None else round(reply.cpu * 1000, 3)))  # fmt: skip
             unseen[1 - seat].append(text)
+        for seat, player in enumerate(players):  # a rule broken after the last move still forfeits
+            player.check_game_end()
         outcome = state.outcome
     except BotFault as fault:
         outcome = state.forfeit_outcome(seat)

@@ -2,6 +2,8 @@
 
 Nothing the process sends is trusted: a reply must come as one line within the deadline, no
 longer than ``protocol.MAX_LINE``; anything else is a ``BotFault`` naming the termination.
+What the process started is found through /proc (Linux): its children, and everything below
+them, are killed with it even when they left its process group.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from arena.records import Termination
 
 #: how much of a bot's stderr is kept (the tail)
 STDERR_TAIL = 8 * 1024
+#: seconds a bot's full input pipe may stay full before the bot counts as not reading it
+SEND_TIMEOUT = 1.0
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
@@ -33,6 +37,72 @@ class BotFault(Exception):
         super().__init__(detail)
         self.termination = termination
         self.detail = detail
+
+
+def _read_proc(path: str) -> bytes | None:
+    """A small /proc file's bytes (``None`` if it cannot be read): plain os calls, a few µs."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 1 << 16)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def child_pids(pid: int, every_thread: bool = False) -> list[int]:
+    """The children of process ``pid``: those its main thread started, or (``every_thread``)
+    those of all its threads. Empty where /proc does not tell (not Linux, ``pid`` gone)."""
+    tids = [str(pid)]
+    if every_thread:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return []
+    found: list[int] = []
+    for tid in tids:
+        data = _read_proc(f"/proc/{pid}/task/{tid}/children")
+        if data:
+            found.extend(int(word) for word in data.split())
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not ended (a zombie has ended)."""
+    data = _read_proc(f"/proc/{pid}/stat")
+    if not data:
+        return False
+    fields = data.rsplit(b")", 1)[-1].split()
+    return bool(fields) and fields[0] not in (b"Z", b"X")
+
+
+def describe_process(pid: int) -> str:
+    """A process as a forfeit's detail names it: ``pid 4242 (sleep)``."""
+    name = (_read_proc(f"/proc/{pid}/comm") or b"?").decode("utf-8", "replace").strip()
+    return f"pid {pid} ({name})"
+
+
+def user_namespace(pid: int | str) -> str | None:
+    """The user namespace process ``pid`` is in (``user:[4026532204]``), or ``None``."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/user")
+    except OSError:
+        return None
+
+
+def descendants(pid: int, limit: int = 4096) -> list[int]:
+    """Every process below ``pid`` (children of all its threads, theirs, ...), at most ``limit``."""
+    found: list[int] = []
+    queue = [pid]
+    while queue and len(found) < limit:
+        for child in child_pids(queue.pop(), every_thread=True):
+            if child not in found:
+                found.append(child)
+                queue.append(child)
+    return found
 
 
 def cpu_clock(pid: int) -> int | None:
@@ -83,6 +153,15 @@ class StderrTail:
         return data.decode("utf-8", "replace")
 
 
+#: numeric libraries (numpy's OpenBLAS, MKL, OpenMP) in one thread: a bot is single-threaded
+#: (the course forbade threads), and a pool of BLAS threads spins for milliseconds after each
+#: call, or after import, which the off-turn CPU check (worker.py) would count against the bot
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+#: the pids of the bot processes this process started and has not closed: any other child
+#: of a worker (a subreaper) is something a bot left behind
+STARTED: set[int] = set()
+
 SIGNAL_TERMINATIONS = {
     signal.SIGXFSZ: (Termination.RESOURCE_LIMIT, "file size limit exceeded"),
     signal.SIGXCPU: (Termination.RESOURCE_LIMIT, "CPU time limit exceeded"),
@@ -98,7 +177,7 @@ class BotProcess:
         self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
         base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
                 "HOME": self.workdir, "TMPDIR": self.workdir, "PYTHONHASHSEED": "0",
-                "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
+                "PYTHONDONTWRITEBYTECODE": "1", **ONE_THREAD}  # fmt: skip
         self.proc = subprocess.Popen(
             self.argv,
             stdin=subprocess.PIPE,
@@ -110,6 +189,7 @@ class BotProcess:
         )
         self.pid = self.proc.pid
         self._in = self.proc.stdin.fileno()
+        os.set_blocking(self._in, False)  # a bot that stops reading must not block the worker
         self._out = self.proc.stdout.fileno()
         os.set_blocking(self._out, False)
         self._err = self.proc.stderr.fileno()
@@ -120,6 +200,8 @@ class BotProcess:
         self._clock = cpu_clock(self.pid)
         self.stderr = StderrTail(self._err)
         self.killed_by_us = False
+        self._namespace: str | None = None
+        STARTED.add(self.pid)
 
     def cpu_time(self) -> float | None:
         """CPU seconds the process has used so far, or ``None`` if it cannot be read."""
@@ -130,12 +212,45 @@ class BotProcess:
         except OSError:
             return None
 
+    def children(self, every_thread: bool = False) -> list[int]:
+        """The processes this bot started that are still running (only those of its main
+        thread unless ``every_thread``: one read of /proc, some 5 µs)."""
+        if self.proc.returncode is not None:  # reaped: its pid may belong to another process now
+            return []
+        return [pid for pid in child_pids(self.pid, every_thread) if running(pid)]
+
+    def namespace(self) -> str | None:
+        """The user namespace the sandbox put the bot in, if it has one of its own (not the
+        harness's): processes found in it are the bot's even after they left its group."""
+        if self._namespace is None and self.proc.returncode is None:
+            found = user_namespace(self.pid)
+            if found is not None and found != user_namespace("self"):
+                self._namespace = found
+        return self._namespace
+
     def send(self, data: bytes) -> None:
-        """Write one protocol line; a process that is gone is a crash."""
-        try:
-            os.write(self._in, data)
-        except (BrokenPipeError, OSError):
-            raise self._death("stopped reading its input") from None
+        """Write one protocol line; a process that is gone, or that leaves its input pipe full
+        for ``SEND_TIMEOUT`` seconds (it stopped reading), is a crash: never a blocked worker."""
+        view = memoryview(data)
+        deadline = None
+        while view:
+            try:
+                view = view[os.write(self._in, view) :]
+            except BlockingIOError:
+                pass
+            except OSError:  # BrokenPipeError: it closed its input or is gone
+                raise self._death("stopped reading its input") from None
+            if not view:
+                return
+            now = time.monotonic()
+            deadline = deadline or now + SEND_TIMEOUT
+            if now >= deadline:
+                self.kill()
+                raise BotFault(Termination.CRASH, f"stopped reading its input (its input pipe stayed full "
+                                                  f"for {SEND_TIMEOUT:g} s)")  # fmt: skip
+            writable = select.poll()
+            writable.register(self._in, select.POLLOUT)
+            writable.poll(max(1, int((deadline - now) * 1000)))
 
     def receive(self, timeout: float | None) -> bytes:
         """The next line the bot writes, waiting at most ``timeout`` seconds."""
@@ -193,12 +308,20 @@ class BotProcess:
         return self.proc.poll() is None
 
     def kill(self) -> None:
-        """Kill the whole process group now and reap it."""
+        """Kill the whole process group now, and every process below the bot that left the
+        group (``setsid``), then reap the bot."""
         self.killed_by_us = True
+        # Only while the bot is not reaped is its pid surely its own (a zombie keeps it)
+        below = descendants(self.pid) if self.proc.poll() is None else []
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        for pid in below:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -223,3 +346,4 @@ class BotProcess:
         except OSError:
             pass
         shutil.rmtree(self.workdir, ignore_errors=True)
+        STARTED.discard(self.pid)

@@ -1,7 +1,8 @@
 """Where games run: a local pool of worker processes, behind a seam a distributed engine
 (Dask, Ray) can later fill. The caller gets records back and is the only one to store them.
 
-A worker that dies mid-game (killed, crashed) is replaced and its game is played again.
+A worker that dies mid-game (killed, crashed) is replaced and its game is played again. Each
+worker is a child subreaper: it ends whatever its bots left running (``worker.reap_strays``).
 """
 
 from __future__ import annotations
@@ -14,14 +15,22 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 
+from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.botspec import BotSpec
-from arena.worker import WARM_PROCESSES, GameJob, run_game, warm_bots
+from arena.worker import WARM_PROCESSES, GameJob, become_subreaper, run_game, warm_bots
 
 #: how far down the queue a worker looks for a game whose bots it has warm
 AFFINITY_WINDOW = 256
+#: how many workers one game may lose before the run stops: a game that kills every worker
+#: that plays it (a harness fault, or a bot that can signal its worker) would loop for ever
+MAX_WORKER_DEATHS = 3
 
 log = logging.getLogger(__name__)
+
+
+class RunnerError(ArenaError):
+    """Games cannot be played here: the run stops (finished games are kept)."""
 
 
 def _worker_main(connection: Connection) -> None:
@@ -32,6 +41,7 @@ def _worker_main(connection: Connection) -> None:
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stop)
+    become_subreaper()  # what bots detach from themselves comes back to us, to be ended
     try:
         while (job := connection.recv()) is not None:
             connection.send(run_game(job))
@@ -101,6 +111,7 @@ class LocalRunner:
         context = multiprocessing.get_context("fork")
         workers: list[_Worker] = []
         started = 0
+        deaths: dict[int, int] = {}  # game id -> workers lost playing it
         try:
             for _ in range(min(self.workers, len(queue))):
                 workers.append(_Worker(context, started))
@@ -129,6 +140,14 @@ class LocalRunner:
                                     worker.process.name, worker.process.exitcode, lost.game_id if lost else None)
                         worker.stop(timeout=0.5)
                         workers.remove(worker)
+                        if lost is not None:
+                            deaths[lost.game_id] = deaths.get(lost.game_id, 0) + 1
+                            if deaths[lost.game_id] >= MAX_WORKER_DEATHS:
+                                raise RunnerError(
+                                    f"game {lost.game_id} lost its worker process {MAX_WORKER_DEATHS} times (the last "
+                                    f"exit status was {worker.process.exitcode}); stopping the run: the log beside "
+                                    "the database says more, and running again retries the game"
+                                )  # fmt: skip
                         replacement = _Worker(context, started)
                         started += 1
                         self.restarts += 1

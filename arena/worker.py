@@ -2,16 +2,28 @@
 
 ``run_game(job) -> GameRecord`` is all a runner needs; it keeps each worker's bot processes
 warm between games (a bounded pool per worker) and restarts any that faulted.
+
+A bot may think with threads and helper processes during its turn, but nothing of it may run
+once it has answered (the course forbade threads and system calls; what runs then steals the
+opponent's time): the CPU its process uses between its answer and its next request, and any
+child still running after an answer, forfeit the game (``resource_limit``). A worker process is
+a child subreaper, so what a bot detached from itself (double fork, ``setsid``) ends up as
+the worker's child, and is killed after every game (see docs/security.md).
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import logging
+import os
+import signal
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from arena import process as processes
 from arena import protocol
 from arena.botspec import BotSpec
 from arena.games import Game, get_game_from_spec
@@ -19,10 +31,22 @@ from arena.match import Player, Reply, TimeControl, play_game
 from arena.process import BotFault, BotProcess
 from arena.records import GameRecord, Termination
 
+log = logging.getLogger(__name__)
+
 #: warm bot processes a worker keeps idle at most (a 72-team event would otherwise keep 72);
 #: the runner sends each worker games whose bots it has warm, so a pool's teams stay warm
 WARM_PROCESSES = 16
 
+
+#: CPU seconds a bot's process may use while it is not its turn: the larger of a floor (what
+#: the host's own bookkeeping and the interpreter may take after a reply) and a share of the
+#: wall time of that stretch; more means threads left running after its answer
+OFF_TURN_FLOOR = 0.020
+OFF_TURN_SHARE = 0.25
+#: seconds a child of the bot gets to end after the bot answered (a helper that wrote the
+#: reply itself may still be exiting) before it counts as left running
+CHILD_GRACE = 0.1
+_PR_SET_CHILD_SUBREAPER = 36
 
 #: what an ``error`` reply's ``kind`` makes of the game (anything else is a crash): a host
 #: may tell a broken rule (a course bot that changed its board) or its memory running out
@@ -54,6 +78,10 @@ class BotPlayer(Player):
         self.name = spec.name
         self.process: BotProcess | None = None
         self.faulted = False
+        # the CPU clock and the time at the bot's last answer in this game (None: no answer
+        # yet, or between games, when nothing is measured)
+        self._rest_cpu: float | None = None
+        self._rest_start = 0.0
 
     def _fault(self, fault: BotFault) -> BotFault:
         self.faulted = True
@@ -68,8 +96,14 @@ class BotPlayer(Player):
     def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
         self.launch()
         self.faulted = False
+        self._rest_cpu = None  # what a warm process did between games is not measured
         self.process.stderr.take()  # earlier games' output is not this game's
-        self._ask(protocol.new_game(game.spec(), seat, seed, clock.move), "ready", clock.startup)
+        try:
+            self._ask(protocol.new_game(game.spec(), seat, seed, clock.move), "ready", clock.startup)
+        except BotFault as fault:
+            if fault.termination is Termination.TIMEOUT:
+                fault.detail += " during startup"
+            raise
 
     def _ask(self, request: bytes, expected: str, timeout: float | None) -> tuple[dict, float, float | None]:
         process = self.process
@@ -77,6 +111,9 @@ class BotPlayer(Player):
         try:
             cpu = process.cpu_time()
             start = time.monotonic()
+            if self._rest_cpu is not None and cpu is not None:
+                self._check_rest(cpu - self._rest_cpu, start - self._rest_start)
+            self._rest_cpu = None
             process.send(request)
             line = process.receive(timeout)
             wall = time.monotonic() - start
@@ -89,7 +126,56 @@ class BotPlayer(Player):
         if message["type"] == "error":
             termination = ERROR_KINDS.get(message["kind"], Termination.CRASH)
             raise self._fault(BotFault(termination, message["message"]))
+        self._check_children()
+        self._rest_cpu, self._rest_start = end_cpu, start + wall
         return message, wall, None if cpu is None or end_cpu is None else end_cpu - cpu
+
+    @staticmethod
+    def _check_rest(used: float, wall: float) -> None:
+        """``BotFault`` if the process used more than its budget of CPU in the ``wall``
+        seconds since its last answer (its threads kept running)."""
+        budget = max(OFF_TURN_FLOOR, OFF_TURN_SHARE * wall)
+        if used > budget:
+            raise BotFault(Termination.RESOURCE_LIMIT,
+                           f"used {used * 1000:.0f} ms of CPU while not its turn, in {wall:.3f} s where "
+                           f"{budget * 1000:.0f} ms are allowed (threads left running after its answer)")  # fmt: skip
+
+    def _check_children(self, every_thread: bool = False) -> None:
+        """``BotFault`` if a process the bot started is still running after its answer (it
+        gets ``CHILD_GRACE`` seconds to end); one read of /proc when it has none."""
+        process = self.process
+        children = process.children(every_thread)
+        if not children:
+            return
+        end = time.monotonic() + CHILD_GRACE
+        while children and time.monotonic() < end:
+            time.sleep(0.005)
+            children = [pid for pid in children if processes.running(pid)]
+        if children:
+            named = ", ".join(processes.describe_process(pid) for pid in children[:3])
+            more = f" and {len(children) - 3} more" if len(children) > 3 else ""
+            raise self._fault(BotFault(Termination.RESOURCE_LIMIT,
+                                       f"left a child process running after its answer: {named}{more}"))  # fmt: skip
+
+    def check_game_end(self) -> None:
+        """The last stretch: the CPU used since the last answer, children of every thread,
+        and (in a worker) processes detached from the bot."""
+        process = self.process
+        if process is None or self.faulted or self._rest_cpu is None:
+            return
+        cpu, now = process.cpu_time(), time.monotonic()
+        try:
+            if cpu is not None:
+                self._check_rest(cpu - self._rest_cpu, now - self._rest_start)
+            self._rest_cpu = None
+            self._check_children(every_thread=True)
+            detached = left_behind(process)
+            if detached:
+                raise BotFault(Termination.RESOURCE_LIMIT,
+                               "left a process running that it detached from its process group: "
+                               + ", ".join(processes.describe_process(pid) for pid in detached[:3]))  # fmt: skip
+        except BotFault as fault:
+            raise self._fault(fault) from None
 
     def request_move(self, state, unseen: list[str], clock: TimeControl) -> Reply:
         request = protocol.move_request(state.ply, unseen, clock.move)
@@ -139,6 +225,79 @@ class WarmBots:
     def close(self) -> None:
         while self.idle:
             self.idle.popitem()[1].close()
+        reap_strays()
+
+
+_subreaper = False
+
+
+def become_subreaper() -> bool:
+    """Make this process (a worker) the reaper of every orphan below it (Linux 3.4+): what a
+    bot detaches from itself becomes our child, for ``reap_strays`` to end. Whether it worked."""
+    global _subreaper
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        _subreaper = False
+    return _subreaper
+
+
+def strays(include_ended: bool = False) -> list[int]:
+    """The children of this process that are not bot processes it started: what bots left
+    behind and the kernel handed to us, the subreaper. Only running ones unless
+    ``include_ended`` (zombies too). Always empty if we are not a subreaper."""
+    if not _subreaper:
+        return []
+    # one read: the kernel hands orphans to the main thread, which also starts the bots
+    return [pid for pid in processes.child_pids(os.getpid())
+            if pid not in processes.STARTED and (include_ended or processes.running(pid))]  # fmt: skip
+
+
+def left_behind(process: BotProcess) -> list[int]:
+    """The running strays that belong to ``process``'s bot: in its own user namespace."""
+    found = strays()
+    namespace = process.namespace() if found else None
+    if namespace is None:
+        return []
+    return [pid for pid in found if processes.user_namespace(pid) == namespace]
+
+
+def reap_strays(rounds: int = 50) -> list[str]:
+    """Kill and reap every stray (and those that killing them hands to us, up to ``rounds``
+    generations); what was still running."""
+    killed: list[str] = []
+    for _ in range(rounds):
+        found = strays(include_ended=True)
+        if not found:
+            break
+        for pid in found:
+            if not processes.running(pid):
+                continue  # ended: only to be reaped
+            killed.append(processes.describe_process(pid))
+            try:
+                if os.getpgid(pid) == pid:  # it leads a group of its own (setsid): end the group
+                    os.killpg(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in found:
+            _reap(pid)
+    if killed:
+        log.warning("killed %d process(es) that bots left running: %s", len(killed), ", ".join(killed[:10]))
+    return killed
+
+
+def _reap(pid: int, timeout: float = 2.0) -> None:
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done or time.monotonic() > end:
+            return
+        time.sleep(0.002)
 
 
 _warm: WarmBots | None = None
@@ -166,3 +325,4 @@ def run_game(job: GameJob) -> GameRecord:
     finally:
         for player in players:
             pool.release(player)
+        reap_strays()

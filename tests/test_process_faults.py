@@ -47,7 +47,7 @@ def test_a_hung_bot_is_killed_at_once(pool):
 def test_a_bot_slower_to_start_than_the_startup_limit_forfeits_by_timeout(pool):
     record = run_game(job(HEALTHY, python_bot("slow_to_start"), move=0.2, startup=0.5))
     assert forfeit(record) == (Termination.TIMEOUT, 1, 0)
-    assert record.detail == "no reply within 0.500 s"
+    assert record.detail == "no reply within 0.500 s during startup"
     assert record.moves == []
 
 
