@@ -3,9 +3,11 @@
 Every bot, whatever its language, starts through this wrapper, which confines itself and then
 executes the bot's command in its place (same process; the limits are inherited):
 resource limits (memory, file size, no core dumps), death with its parent (the worker), a
-private network namespace with no interfaces (where user namespaces are allowed), and Landlock
+private network namespace with no interfaces (where user namespaces are allowed), Landlock
 (where the kernel has it): files only beneath the allowed paths (read) and the bot's own
-working folder (read and write), no TCP, no signals to processes outside its own domain.
+working folder (read and write), no TCP, no signals to processes outside its own domain; and
+a seccomp filter (x86-64 and arm64): no unix-domain sockets (a socket file such as a
+container engine's or the session bus's is reachable whatever Landlock allows), no io_uring.
 What was enforced is written to stderr in one line, so it lands in the game's stderr tail.
 
 It imports nothing from arena, so it starts in a few milliseconds (docs/security.md).
@@ -15,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import errno
 import os
 import resource
 import signal
+import struct
 import sys
 
 try:
@@ -30,8 +34,14 @@ _PR_SET_PDEATHSIG = 1
 _CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
 #: what every program needs to read to run at all
 SYSTEM_PATHS = ["/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev"]
-#: devices a program may write to
-DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random", "/dev/shm"]
+#: devices a program may write to (not /dev/shm: what is written there outlives the bot and
+#: can be read by the next one)
+DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random"]
+
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_AF_UNIX = 1
+#: machine -> (its audit architecture, socket's and io_uring_setup's syscall numbers)
+_SYSCALLS = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
 
 
 def set_limits(memory_mb: int | None, file_size_mb: int | None) -> None:
@@ -74,6 +84,46 @@ def isolate_network() -> bool:
     return True
 
 
+def _bpf(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def deny_unix_sockets() -> bool:
+    """A seccomp filter: ``socket(AF_UNIX, ...)`` and ``io_uring_setup`` fail with EACCES,
+    and so does every syscall of another architecture (32-bit calls, x32), which could go
+    round the filter. ``socketpair`` stays allowed (it reaches nobody). Whether it was set."""
+    machine = os.uname().machine
+    if machine not in _SYSCALLS:
+        return False
+    arch, socket_nr, io_uring_nr = _SYSCALLS[machine]
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_JMP|JGE|K, BPF_RET|K
+    allow, deny = 0x7FFF0000, 0x00050000 | errno.EACCES  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO
+    low_word = 16 if sys.byteorder == "little" else 20  # args[0] in struct seccomp_data
+    program = b"".join([
+        _bpf(ld, 4),                             # 0: the architecture
+        _bpf(jeq, arch, jt=1),                   # 1: ours: go on at 3
+        _bpf(ret, deny),                         # 2
+        _bpf(ld, 0),                             # 3: the syscall number
+        _bpf(jge, 0x40000000, jt=5),             # 4: x32 numbers: deny (at 10)
+        _bpf(jeq, io_uring_nr, jt=4),            # 5: io_uring_setup: deny (at 10)
+        _bpf(jeq, socket_nr, jf=2),              # 6: not socket(): allow (at 9)
+        _bpf(ld, low_word),                      # 7: socket()'s family
+        _bpf(jeq, _AF_UNIX, jt=1),               # 8: AF_UNIX: deny (at 10)
+        _bpf(ret, allow),                        # 9
+        _bpf(ret, deny),                         # 10
+    ])  # fmt: skip
+    code = ctypes.create_string_buffer(program, len(program))
+
+    class _Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    prog = _Program(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return False
+    return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0
+
+
 def main(argv: list[str] | None = None) -> None:
     """Confine this process, then become the command after ``--``."""
     argv = sys.argv[1:] if argv is None else argv
@@ -105,6 +155,7 @@ def main(argv: list[str] | None = None) -> None:
             enforced.append(f"landlock failed: {error}")
         enforced.append(f"landlock ABI {abi}: files beneath the allowed paths, no TCP, scoped signals"
                         if abi else "landlock unavailable")  # fmt: skip
+        enforced.append("no unix sockets" if deny_unix_sockets() else "unix sockets not filtered")
     sys.stderr.write("arena sandbox: " + "; ".join(enforced) + "\n")
     sys.stderr.flush()
     # Python ignores these two; an ignored signal stays ignored across exec, and the bot
