@@ -41,6 +41,7 @@ def cells(*values: object) -> list[Text]:
 
 def main() -> None:
     """Entry point: user errors print their message and exit 2, never a traceback."""
+    logging.raiseExceptions = False  # a log file that cannot be written (a full disk) is no reason to print tracebacks
     try:
         app()
     except ArenaError as error:

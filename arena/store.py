@@ -2,7 +2,9 @@
 
 A fresh database gets the current schema and is stamped with the newest version; an older
 one is brought up to date by the steps in ``MIGRATIONS``, in order. Only the parent process
-of a run writes; each finished game is one transaction.
+of a run writes; each finished game is one transaction, so whatever stops a run (a kill, a full
+disk) leaves every game either stored whole or still pending. A database that cannot be
+written (locked past ``BUSY_TIMEOUT``, full, read-only) is a ``StoreError`` saying so.
 """
 
 from __future__ import annotations
@@ -33,13 +35,15 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from arena.errors import ArenaError
 from arena.records import GameRecord
 
 DEFAULT_URL = "sqlite:///db/arena.sqlite3"
+#: seconds a write waits for another process's write transaction to end before giving up
+BUSY_TIMEOUT = 30.0
 
 
 class StoreError(ArenaError):
@@ -170,20 +174,37 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
+def _current_version(connection: Connection) -> int | None:
+    """The schema version stored in the database (``None``: an empty database)."""
+    tables = set(inspect(connection).get_table_names())
+    if "schema_version" not in tables:
+        if tables & {"tournaments", "games"}:
+            raise StoreError("this database was not made by arena (it has no schema_version)")
+        return None
+    return connection.execute(select(SchemaVersion.version)).scalar_one_or_none()
+
+
 def migrate(engine: Engine) -> None:
-    """Bring the database's schema to ``SCHEMA_VERSION``."""
+    """Bring the database's schema to ``SCHEMA_VERSION``.
+
+    Looking needs no lock (a read-only database can be read); changing takes SQLite's write
+    lock first and looks again, so that two processes opening a new database at the same time
+    do not both create it (the second finds it made)."""
+    with engine.connect() as connection:
+        version = _current_version(connection)
+        if version == SCHEMA_VERSION:
+            return
+    if version is not None and version > SCHEMA_VERSION:
+        raise StoreError(f"the database is at schema version {version}, newer than this "
+                         f"arena ({SCHEMA_VERSION}); upgrade arena")  # fmt: skip
     with engine.begin() as connection:
-        tables = set(inspect(connection).get_table_names())
-        if "schema_version" not in tables:
-            if tables & {"tournaments", "games"}:
-                raise StoreError("this database was not made by arena (it has no schema_version)")
+        if engine.dialect.name == "sqlite":
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        version = _current_version(connection)
+        if version is None:
             Base.metadata.create_all(connection)
             connection.execute(insert(SchemaVersion).values(version=SCHEMA_VERSION))
             return
-        version = connection.execute(select(SchemaVersion.version)).scalar_one()
-        if version > SCHEMA_VERSION:
-            raise StoreError(f"the database is at schema version {version}, newer than this "
-                             f"arena ({SCHEMA_VERSION}); upgrade arena")  # fmt: skip
         for number, _, step in MIGRATIONS:
             if number > version:
                 step(connection)
@@ -195,8 +216,43 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
     cursor.execute("PRAGMA synchronous=NORMAL")  # WAL keeps committed games on a crash
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")  # wait for another writer, do not fail
+    cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")  # wait for another writer, do not fail
     cursor.close()
+
+
+def _database_error(url: str):
+    """An engine's ``handle_error`` hook: SQLite's failures to write, said as a ``StoreError``
+    naming the database and what to do (instead of SQLAlchemy's traceback)."""
+    path = make_url(url).database or url
+
+    def translate(context) -> None:
+        error = context.original_exception
+        if isinstance(error, OverflowError):  # e.g. a game id typed with 25 digits
+            raise StoreError(f"a number given is too large for the database ({error}); SQLite's integers "
+                             "go up to 9223372036854775807") from None  # fmt: skip
+        if not isinstance(error, Exception) or type(error).__name__ not in ("OperationalError", "DatabaseError"):
+            return
+        text = str(error)
+        lowered = text.lower()
+        if "database is locked" in lowered or "database table is locked" in lowered:
+            raise StoreError(f"the database {path} is locked by another process, and stayed locked for "
+                             f"{BUSY_TIMEOUT:g} s; wait for that process to finish (or stop it), then run "
+                             "again") from None  # fmt: skip
+        if "disk is full" in lowered or "disk i/o error" in lowered:
+            raise StoreError(f"cannot write to the database {path}: {text} (is the disk full, or a file-size "
+                             "limit reached?); every game stored before is intact: make room, then run again "
+                             "to continue") from None  # fmt: skip
+        if "readonly" in lowered or "read-only" in lowered:
+            raise StoreError(f"the database {path} is read-only ({text}); make it and its folder writable, "
+                             "or choose another with --db") from None  # fmt: skip
+        if "unable to open" in lowered:
+            raise StoreError(f"cannot open the database {path} ({text}); check that its folder exists and "
+                             "is writable, or choose another with --db") from None  # fmt: skip
+        if "malformed" in lowered or "not a database" in lowered:
+            raise StoreError(f"the database {path} is damaged or not an SQLite database ({text}); "
+                             "restore it from a copy, or choose another with --db") from None  # fmt: skip
+
+    return translate
 
 
 def open_store(url: str = DEFAULT_URL) -> sessionmaker[Session]:
@@ -206,19 +262,32 @@ def open_store(url: str = DEFAULT_URL) -> sessionmaker[Session]:
     except ArgumentError:
         raise StoreError(f"{url!r} is not a database URL (e.g. {DEFAULT_URL})") from None
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        folder = Path(parsed.database).parent
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise StoreError(f"cannot create the database folder {str(folder)!r}: {error.strerror}") from None
-    engine = create_engine(url)
+        make_folder(Path(parsed.database).parent)
+    try:
+        engine = create_engine(url)
+    except (ImportError, NoSuchModuleError) as error:
+        raise StoreError(f"cannot use the database {url}: no driver for {parsed.drivername!r} is installed "
+                         f"({error}); use SQLite (e.g. {DEFAULT_URL}) or install the driver") from None  # fmt: skip
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "handle_error", _database_error(url))
     try:
         migrate(engine)
-    except OperationalError as error:
+    except (OperationalError, DatabaseError) as error:
         raise StoreError(f"cannot use the database {url}: {error.orig}") from None
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def make_folder(folder: Path) -> None:
+    """Create the database's folder if needed; ``StoreError`` naming it if it cannot be."""
+    if folder.exists() and not folder.is_dir():
+        raise StoreError(f"cannot put the database in {str(folder)!r}: it is a file, not a folder; "
+                         "choose another path with --db")  # fmt: skip
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(f"cannot create the database folder {str(folder)!r}: {error.strerror}; "
+                         "choose another path with --db") from None  # fmt: skip
 
 
 _MOVES = None

@@ -27,7 +27,17 @@ from arena.rating import replay_ratings
 from arena.records import GameRecord
 from arena.schedule import draw_pools, round_robin
 from arena.standings import GameResult, Standing, game_points, table
-from arena.store import Bot, Entry, Game, PoolEntry, Tournament, forget_unfinished_moves, save_record
+from arena.store import (
+    Bot,
+    Entry,
+    Game,
+    PoolEntry,
+    StoreError,
+    Tournament,
+    forget_unfinished_moves,
+    make_folder,
+    save_record,
+)
 from arena.worker import GameJob, derive_seed
 
 log = logging.getLogger(__name__)
@@ -234,11 +244,13 @@ def run_lock(url: str, name: str) -> Iterator[None]:
         yield
         return
     lock_path = f"{parsed.database}.{derive_seed(name):x}.lock"
+    make_folder(Path(lock_path).parent)
     try:
-        Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
         handle = open(lock_path, "a+")
     except OSError as error:
-        raise TournamentError(f"cannot create the lock file {lock_path!r}: {error.strerror}") from None
+        raise TournamentError(f"cannot write in the database's folder {str(Path(lock_path).parent)!r} (to create "
+                              f"the lock file {Path(lock_path).name!r}): {error.strerror}; make it writable, "
+                              "or choose another path with --db") from None  # fmt: skip
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -246,10 +258,13 @@ def run_lock(url: str, name: str) -> Iterator[None]:
             handle.seek(0)
             raise TournamentError(f"tournament {name!r} is already running ({handle.read().strip() or 'another process'}); "
                                   "wait for it to finish or stop it first") from None  # fmt: skip
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}")
-        handle.flush()
+        try:  # who holds the lock, for the message above; the flock is the lock, not this text
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()}")
+            handle.flush()
+        except OSError:
+            pass
         yield
     finally:
         handle.close()
@@ -357,10 +372,16 @@ class TournamentRun:
             status = "interrupted"
             raise
         finally:
-            with self.sessions.begin() as session:
-                session.execute(update(Tournament).where(Tournament.id == self.tournament_id).values(
-                    status=status, run_seconds=Tournament.run_seconds + (time.monotonic() - started),
-                    finished_at=time.time() if status == "finished" else None))  # fmt: skip
+            try:
+                with self.sessions.begin() as session:
+                    session.execute(update(Tournament).where(Tournament.id == self.tournament_id).values(
+                        status=status, run_seconds=Tournament.run_seconds + (time.monotonic() - started),
+                        finished_at=time.time() if status == "finished" else None))  # fmt: skip
+            except StoreError as error:
+                # the database failed (full, locked): say why the run stopped, not this
+                log.error("could not record the tournament as %s: %s", status, error)
+                if status == "finished":
+                    raise
         return progress
 
 
