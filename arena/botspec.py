@@ -95,15 +95,21 @@ class BotSpec:
         executable = shutil.which(command[0]) if command else None
         if executable:
             real = Path(executable).resolve()
-            paths.add(str(real.parent.parent))  # the interpreter's or program's prefix
+            # an interpreter in a bin folder: its installation; any other program: its folder
+            paths.add(str(real.parent.parent if real.parent.name == "bin" else real.parent))
             if "pyenv" in executable:  # a pyenv shim runs pyenv itself first
                 paths.add(str(Path(executable).parent.parent))
         if self.kind == "python":
             paths |= self._module_paths()
         elif self.kind == "course2019":
             paths.add(self.target)
-        else:  # a command bot may read the folders of the files its command names
-            paths |= {str(Path(arg).parent) for arg in command[1:] if os.path.isabs(arg) and os.path.isfile(arg)}
+        else:  # a command bot: the files its command names, and their folders unless that is
+            # the folder it was declared from (which may hold the database and other bots)
+            declared = Path(self.path).resolve() if self.path else None
+            for arg in command[1:]:
+                if os.path.isabs(arg) and os.path.isfile(arg):
+                    folder = Path(arg).parent
+                    paths.add(arg if folder == declared else str(folder))
         return sorted(paths)
 
     def _module_paths(self) -> set[str]:

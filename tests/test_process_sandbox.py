@@ -72,7 +72,8 @@ def test_a_bot_gets_only_the_documented_environment(report):
     home = report["cwd"]
     assert report["env"] == {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
                              "HOME": home, "TMPDIR": home, "PYTHONHASHSEED": "0",
-                             "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
+                             "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
+                             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # fmt: skip
 
 
 def test_a_bot_may_not_dump_core(report):

@@ -1,0 +1,270 @@
+"""Hostile input (issue 7), fuzzed with hypothesis: the tournament YAML loader, the command
+line, every game's move notation and the bot protocol reader. Whatever they are given, they
+answer with their one documented error (``ConfigError``, exit status 2, ``MoveSyntaxError`` /
+``IllegalMoveError``, ``ProtocolError`` / ``BotFault``) or a result: never another exception,
+never a traceback, never a hang.
+
+Bounded (examples and deadlines) so that the whole file runs in well under a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from arena import protocol
+from arena.config import ConfigError, TournamentDef, parse_config
+from arena.errors import ArenaError
+from arena.games import GAMES, IllegalMoveError, MoveSyntaxError, get_game
+from arena.process import BotFault, BotProcess
+from arena.records import Termination
+
+FAST = settings(max_examples=150, deadline=1000, suppress_health_check=[HealthCheck.too_slow])
+
+# ---------------------------------------------------------------- the tournament file
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
+                    st.text(max_size=20), st.sampled_from(["tictactoe", "uttt", "xtreme", "othello", "chess", "",
+                                                           "bots.randombot", "random", "snake", "course2019"]))  # fmt: skip
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                             max_size=4), max_leaves=12)  # fmt: skip
+SAFE_PYTHONS = st.sampled_from([None, "/nonexistent/python", "no-such-python-for-arena-tests"])
+bot_defs = st.fixed_dictionaries({}, optional={
+    "module": st.sampled_from(["bots.randombot", "bots.nosuch", "", "os"]) | st.text(max_size=10),
+    "path": st.text(max_size=10), "command": st.text(max_size=10), "course": st.text(max_size=10),
+    "params": values, "python": SAFE_PYTHONS, "extra": values})  # fmt: skip
+stages = st.fixed_dictionaries({}, optional={
+    "name": values, "pools": values | st.integers(-3, 12), "seeding": values,
+    "games_per_pair": values | st.integers(-1, 200), "advance": values | st.integers(-1, 5)})  # fmt: skip
+configs = st.fixed_dictionaries({}, optional={
+    "name": values | st.text(alphabet=string.ascii_letters + " ._+-", max_size=120),
+    "game": values | st.fixed_dictionaries({"name": scalars}, optional={"params": values}),
+    "seed": values, "scoring": values, "workers": values | st.integers(-2, 300),
+    "time": st.dictionaries(st.sampled_from(["move", "grace", "startup", "other"]), values, max_size=4),
+    "limits": st.dictionaries(st.sampled_from(["memory_mb", "file_size_mb", "cpu"]), values, max_size=3),
+    "rating": st.dictionaries(st.sampled_from(["mu", "sigma", "beta", "tau", "draw_probability"]), values),
+    "bots": st.dictionaries(st.text(max_size=6), bot_defs | values, max_size=5),
+    "teams": values | st.dictionaries(st.text(max_size=6), st.text(max_size=6) | bot_defs, max_size=5),
+    "stages": values | st.lists(stages, max_size=3), "roster": values, "unknown": values})  # fmt: skip
+
+VALID = """name: fuzz
+game: tictactoe
+seed: 3
+time: {move: 0.5, grace: 0.05}
+bots:
+  a: {module: bots.randombot}
+  b: {path: bot.py, params: {depth: 2}}
+stages:
+  - {pools: 1, games_per_pair: 2}
+"""
+
+
+def check_config(text: str, base: Path) -> None:
+    """``parse_config`` gives a tournament or a ``ConfigError``, whose message is one text."""
+    try:
+        config = parse_config(text, "t.yaml", base)
+    except ConfigError as error:
+        assert str(error).strip()
+        return
+    assert isinstance(config, TournamentDef)
+
+
+@FAST
+@given(text=st.text(max_size=300))
+def test_any_text_is_a_tournament_or_a_config_error(tmp_path_factory, text):
+    check_config(text, tmp_path_factory.getbasetemp())
+
+
+@FAST
+@given(data=configs)
+def test_any_mapping_around_the_schema_is_a_tournament_or_a_config_error(tmp_path_factory, data):
+    check_config(yaml.safe_dump(data, allow_unicode=True), tmp_path_factory.getbasetemp())
+
+
+@FAST
+@given(position=st.integers(0, len(VALID)), cut=st.integers(0, 20), insert=st.text(max_size=8))
+def test_a_broken_valid_file_is_a_tournament_or_a_config_error(tmp_path_factory, position, cut, insert):
+    check_config(VALID[:position] + insert + VALID[position + cut :], tmp_path_factory.getbasetemp())
+
+
+# ---------------------------------------------------------------- the command line
+
+COMMANDS = ["run", "register", "bots", "tournaments", "leaderboard", "games", "replay", "report", "play", "--help",
+            "--version", "nosuch"]  # fmt: skip
+#: option -> values worth trying besides random text (only harmless programs and interpreters)
+OPTIONS = {
+    "--db": ["OWN", "sqlite:///", "sqlite:///FOLDER/bad.yaml/x.db", "postgresql://nobody@localhost/x", "foo://x",
+             "not a url", ""],
+    "--name": ["x", "", "a/b", "[bold]x[/]", "fuzz"], "--workers": ["0", "1", "-1", "99999999999999999999"],
+    "--json": None, "-q": None, "--help": None,
+    "--tournament": ["fuzz", "nosuch", ""], "-t": ["fuzz"], "--bot": ["bots.randombot", "first", "nosuch", "x.py", ""],
+    "-b": ["first"], "--limit": ["0", "1", "-5", "99999999999999999999"], "--stage": ["0", "9", "group", "-1", ""],
+    "--pool": ["A", "z", "0", "99999999999999999999"], "--param": ["x=1", "=", "depth=", "a=[1", "c=1.5"],
+    "-p": ["k=v"], "--game": ["tictactoe", "chess", ""], "-g": ["uttt"], "--command": ["false", "true",
+    "/nonexistent/bot", "sh -c 'exit 3'"], "--interface": ["python", "course2019", "cobol"],
+    "--python": ["/nonexistent/python", "no-such-python-for-arena-tests"], "--move-time": ["0", "0.01", "-1", "nan",
+    "inf", "1e308"], "--as": ["x", "o", "second", "nobody"], "--out": ["out", "bad.yaml", "FOLDER/bad.yaml/x"],
+}  # fmt: skip
+POSITIONALS = ["missing.yaml", "bad.yaml", "empty.yaml", "fuzz", "nosuch", "1", "0", "-1", "99999999999999999999",
+               "tictactoe", "chess", "nosuch.py", "bots.nosuch", "", "--", "é", "[bold]x[/]"]  # fmt: skip
+
+
+@st.composite
+def command_lines(draw) -> list[str]:
+    """A command, some positional words and some options with values, in any order."""
+    words = [[word] for word in draw(st.lists(st.sampled_from(POSITIONALS) | st.text(max_size=10), max_size=2))]
+    for option in draw(st.lists(st.sampled_from(sorted(OPTIONS)), max_size=4)):
+        pool = OPTIONS[option]
+        words.append([option] if pool is None else [option, draw(st.sampled_from(pool) | st.text(max_size=10))])
+    order = draw(st.permutations(words))
+    return [draw(st.sampled_from(COMMANDS))] + [word for group in order for word in group]
+
+
+@pytest.fixture(scope="module")
+def cli_folder(tmp_path_factory) -> Path:
+    """A working folder (without tournament.yaml) with a broken and an empty tournament file,
+    and a database holding one small finished tournament, ``fuzz``."""
+    from arena.runner import LocalRunner
+    from arena.store import open_store
+    from arena.tournament import TournamentRun
+    from tests.fixtures.harnesskit import BOTS
+
+    folder = tmp_path_factory.mktemp("cli")
+    (folder / "bad.yaml").write_text("name: [unclosed\n")
+    (folder / "empty.yaml").write_text("")
+    text = (f"name: fuzz\ngame: tictactoe\nbots:\n  first: {{path: {BOTS / 'first_legal.py'}}}\n"
+            f"  second: {{path: {BOTS / 'seeded_random.py'}}}\n")  # fmt: skip
+    run = TournamentRun(parse_config(text), text, open_store(f"sqlite:///{folder / 'arena.sqlite3'}"), folder, 1)
+    run.prepare()
+    run.run(LocalRunner(1))
+    return folder
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(words=command_lines())
+def test_any_command_line_ends_with_exit_0_or_2_and_no_traceback(cli_folder, monkeypatch, words):
+    from rich.console import Console
+
+    from arena import cli
+
+    monkeypatch.chdir(cli_folder)
+    monkeypatch.setattr(cli, "console", Console(width=200))
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    words = [word.replace("FOLDER", str(cli_folder)) for word in words]
+    words = [f"sqlite:///{cli_folder / 'arena.sqlite3'}" if word == "OWN" else word for word in words]
+    if "--db" not in words and words[0] not in ("--help", "--version", "nosuch"):
+        words += ["--db", f"sqlite:///{cli_folder / 'arena.sqlite3'}"]  # never the default ./db
+    result = CliRunner().invoke(cli.app, words, env={"COLUMNS": "200"})
+    # what arena.cli.main does: an ArenaError is its message and exit status 2
+    if isinstance(result.exception, ArenaError):
+        assert str(result.exception).strip()
+        return
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code in (0, 2), (result.exit_code, result.output)
+    assert "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------- moves
+
+NAMES = sorted(GAMES)
+move_texts = st.text(max_size=12) | st.from_regex(r"\s*[\(\[]?-?\d{1,3}([ ,]+-?\d{1,3}){0,3}[\)\]]?\s*", fullmatch=True) \
+    | st.from_regex(r"[a-jA-J][0-9]{1,2}|pass|PASS|Pass", fullmatch=True)  # fmt: skip
+
+
+def some_state(game, seed: int, plies: int):
+    """A state reached by ``plies`` random legal moves from ``seed`` (fewer if the game ends)."""
+    rng = random.Random(seed)
+    state = game.initial_state()
+    for _ in range(plies):
+        if state.is_terminal:
+            break
+        state = state.play(rng.choice(state.legal_moves()))
+    return state
+
+
+@FAST
+@given(name=st.sampled_from(NAMES), text=move_texts, seed=st.integers(0, 2**32), plies=st.integers(0, 90))
+def test_any_move_text_is_a_move_or_a_syntax_error_and_any_move_is_played_or_illegal(name, text, seed, plies):
+    game = get_game(name)
+    try:
+        move = game.parse_move(text)
+    except MoveSyntaxError as error:
+        assert str(error).startswith(repr(text))
+        return
+    assert isinstance(move, int)
+    state = some_state(game, seed, plies)
+    try:
+        after = state.play(move)
+    except IllegalMoveError as error:
+        assert str(error)
+        assert move not in state.legal_moves()
+        return
+    assert move in state.legal_moves()
+    assert after.ply == state.ply + 1
+
+
+# ---------------------------------------------------------------- the protocol reader
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                                        max_size=3), max_leaves=8)  # fmt: skip
+replies = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["move", "ready", "error", "description", "MOVE", ""]) | json_values,
+    "move": json_values, "kind": json_values, "message": json_values})  # fmt: skip
+lines = st.one_of(st.binary(max_size=300), replies.map(lambda r: json.dumps(r).encode()),
+                  json_values.map(lambda v: json.dumps(v).encode()),
+                  st.text(max_size=50).map(lambda t: t.encode("utf-16")),
+                  st.integers(65530, 65540).map(lambda n: b'{"type":"move","move":"4","pad":"' + b"x" * n + b'"}'))  # fmt: skip
+
+
+@FAST
+@given(line=lines, expected=st.sampled_from(["move", "ready", "description"]))
+def test_any_reply_line_is_a_message_or_a_protocol_error(line, expected):
+    try:
+        message = protocol.parse_reply(line, expected)
+    except protocol.ProtocolError as error:
+        assert str(error)
+        return
+    assert message["type"] in (expected, "error")
+    if message["type"] == "move":
+        assert isinstance(message["move"], str)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(chunks=st.lists(lines, min_size=1, max_size=4), newlines=st.lists(st.booleans(), min_size=4, max_size=4),
+       stays=st.booleans())  # fmt: skip
+def test_a_bot_writing_anything_gives_lines_then_a_fault_never_a_hang(tmp_path, chunks, newlines, stays):
+    data = b"".join(chunk + (b"\n" if newline else b"") for chunk, newline in zip(chunks, newlines))
+    path = tmp_path / "output.bin"
+    path.write_bytes(data)
+    # a fake bot: writes the bytes, then ends, or stays without writing more
+    argv = ["sh", "-c", f"cat '{path}'; sleep 30"] if stays else ["cat", str(path)]
+    process = BotProcess(argv, "fake")
+    start = time.monotonic()
+    received = []
+    try:
+        with pytest.raises(BotFault) as fault:
+            for _ in range(len(chunks) + 2):
+                line = process.receive(0.3)
+                assert len(line) <= protocol.MAX_LINE
+                received.append(line)
+                try:
+                    protocol.parse_reply(line, "move")
+                except protocol.ProtocolError:
+                    pass
+    finally:
+        process.close()
+    assert time.monotonic() - start < 0.3 * (len(received) + 1) + 2
+    assert fault.value.termination in (Termination.TIMEOUT, Termination.CRASH, Termination.PROTOCOL_ERROR)
+    assert b"\n".join(received) == data[: len(b"\n".join(received))]

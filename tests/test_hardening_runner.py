@@ -1,0 +1,55 @@
+"""The worker pool under faults (issue 7): a worker killed mid-game is replaced and its game
+played again (tests/test_tournament_resume.py kills one during a real run); a game that kills
+every worker playing it stops the run with an error instead of replaying it for ever."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from arena import runner
+from arena.records import Termination
+from arena.runner import LocalRunner, RunnerError
+from tests.fixtures.harnesskit import job, python_bot
+from tests.fixtures.leftovers import nothing_left_running  # noqa: F401
+
+FIRST, RANDOM = python_bot("first_legal"), python_bot("seeded_random")
+
+
+def dies_on(game_ids: set[int], deaths_file):
+    """A ``run_game`` for the workers that ends the worker (as a SIGKILL would) when given one
+    of ``game_ids``, the first time only if ``deaths_file`` says so, every time otherwise."""
+    real = runner.run_game
+
+    def run_game(game_job):
+        if game_job.game_id in game_ids:
+            with open(deaths_file, "a+") as deaths:
+                deaths.seek(0)
+                if deaths_file.name == "always" or not deaths.read():
+                    deaths.write("died\n")
+                    deaths.flush()
+                    os._exit(9)
+        return real(game_job)
+
+    return run_game
+
+
+def test_a_game_whose_worker_died_once_is_played_again_and_the_run_goes_on(monkeypatch, tmp_path):
+    monkeypatch.setattr(runner, "run_game", dies_on({2}, tmp_path / "once"))
+    records = list(LocalRunner(1).run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3)]))
+    assert sorted((r.game_id, r.termination) for r in records) == [(1, Termination.NORMAL), (2, Termination.NORMAL),
+                                                                   (3, Termination.NORMAL)]  # fmt: skip
+    assert (tmp_path / "once").read_text() == "died\n"
+
+
+def test_a_game_that_kills_every_worker_stops_the_run_after_three_deaths(monkeypatch, tmp_path):
+    monkeypatch.setattr(runner, "run_game", dies_on({2}, tmp_path / "always"))
+    played = []
+    with pytest.raises(RunnerError) as stopped:
+        for record in LocalRunner(1).run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3)]):
+            played.append(record.game_id)
+    assert str(stopped.value) == ("game 2 lost its worker process 3 times (the last exit status was 9); stopping the "
+                                  "run: the log beside the database says more, and running again retries the game")  # fmt: skip
+    assert played == [1]
+    assert (tmp_path / "always").read_text() == "died\n" * 3

@@ -1,0 +1,158 @@
+"""SIGKILL at random moments (issue 7): ``arena run`` of a tournament of instant, deterministic
+bots is killed (its whole process group, SIGKILL) at least ``KILLS`` times, each time after a
+different delay (seeded), and run again until it finishes. Every kill leaves a consistent
+database and no process behind; the finished tournament has exactly the games, results and
+moves of an uninterrupted run in another database.
+
+The delays run from 0.2 s (while Python starts, the database opens, the tournament is planned)
+to 1.5 s (games being played and stored, the next stage being planned).
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arena.store import integrity_problems, open_store
+from tests.fixtures.harnesskit import BOTS, arena, finished_games, processes_mentioning, start_arena, stop, wait_until
+
+pytestmark = pytest.mark.slow
+
+KILLS = 22
+#: ten instant deterministic bots; two groups of five, then a final of four: 1,400 games, so
+#: that the kills land in the groups, between the stages and in the final
+TOURNAMENT = """\
+name: sigkill
+game: tictactoe
+seed: 13
+time: {move: 1.0}
+workers: 2
+bots:
+""" + "".join(f"  team-{n}: {{path: {'first_legal' if n % 3 == 0 else 'seeded_random'}.py}}\n" for n in range(10)) + """\
+stages:
+  - {name: groups, pools: 2, advance: 2, games_per_pair: 40}
+  - {name: final, games_per_pair: 100}
+"""
+TOTAL = 2 * 10 * 40 + 6 * 100
+
+
+class Folder:
+    """A folder with the tournament file, its bots and a database of its own."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        for name in ("first_legal", "seeded_random"):
+            shutil.copy(BOTS / f"{name}.py", path)
+        (path / "t.yaml").write_text(TOURNAMENT)
+        self.database = path / "arena.sqlite3"
+
+    def args(self, name: str) -> tuple[str, ...]:
+        return ("run", "t.yaml", "--name", name, "--db", f"sqlite:///{self.database}", "-q")
+
+    def results(self, name: str) -> list[tuple]:
+        """Every game of tournament ``name``: id, stage, pool, seats, status, winner, how it
+        ended, and every move."""
+        if not self.database.exists():
+            return []
+        with sqlite3.connect(self.database) as connection:
+            return connection.execute(
+                "SELECT g.id, g.stage, g.pool, a.team, b.team, g.status, g.winner, g.termination, g.offender, "
+                "(SELECT group_concat(m.move, ' ') FROM (SELECT move FROM moves WHERE game_id = g.id ORDER BY ply) m) "
+                "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 "
+                "JOIN tournaments t ON t.id = g.tournament_id WHERE t.name = ? ORDER BY g.id", (name,)
+            ).fetchall()  # fmt: skip
+
+    def problems(self) -> list[str]:
+        if not self.database.exists():
+            return []
+        with open_store(f"sqlite:///{self.database}").begin() as session:
+            return integrity_problems(session)
+
+
+class Killed:
+    """Tournaments ``sigkill-1``, ``sigkill-2``, ... each killed and run again until it
+    finishes, ``KILLS`` kills in all; what each kill left."""
+
+    def __init__(self, folder: Folder) -> None:
+        self.folder = folder
+        rng = random.Random(2019)
+        self.kills: list[dict] = []
+        self.names: list[str] = []
+        self.final_runs: list[subprocess.CompletedProcess] = []
+        while len(self.kills) < KILLS:
+            name = f"sigkill-{len(self.names) + 1}"
+            self.names.append(name)
+            while len(self.kills) < KILLS:
+                delay = rng.uniform(0.2, 1.5)
+                before = finished_games(folder.database)
+                process = start_arena(*folder.args(name), cwd=folder.path)
+                try:
+                    process.wait(timeout=delay)
+                except subprocess.TimeoutExpired:
+                    stop(process, signal.SIGKILL)
+                else:  # it finished the tournament before the kill
+                    process.communicate()
+                    assert process.returncode == 0, process.stderr
+                    break
+                wait_until(lambda: not processes_mentioning(str(folder.path)), timeout=10)
+                self.kills.append({"delay": delay, "stored before": before, "stored after": finished_games(folder.database),
+                                   "survivors": processes_mentioning(str(folder.path)),
+                                   "problems": folder.problems()})  # fmt: skip
+        for name in self.names:
+            self.final_runs.append(arena(*folder.args(name), cwd=folder.path, timeout=180))
+
+
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory) -> Killed:
+    return Killed(Folder(tmp_path_factory.mktemp("killed")))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, killed) -> dict[str, list[tuple]]:
+    """Each tournament the killed runs played, played without interruption in another database."""
+    folder = Folder(tmp_path_factory.mktemp("reference"))
+    results = {}
+    for name in killed.names:
+        result = arena(*folder.args(name), cwd=folder.path, timeout=180)
+        assert result.returncode == 0, result.stderr
+        results[name] = folder.results(name)
+    return results
+
+
+def test_the_runs_were_killed_at_least_KILLS_times_at_different_moments(killed):
+    delays = [kill["delay"] for kill in killed.kills]
+    assert len(delays) == KILLS
+    assert len(set(delays)) == KILLS
+
+
+def test_kills_landed_both_before_any_game_and_while_games_were_being_stored(killed):
+    progress = [kill["stored after"] - kill["stored before"] for kill in killed.kills]
+    assert sum(1 for p in progress if p == 0) >= 1
+    assert sum(1 for p in progress if p > 0) >= KILLS // 3
+
+
+def test_no_process_outlives_any_kill(killed):
+    assert [kill["survivors"] for kill in killed.kills] == [[]] * KILLS
+
+
+def test_every_kill_leaves_a_consistent_database(killed):
+    assert [kill["problems"] for kill in killed.kills] == [[]] * KILLS
+
+
+def test_each_killed_tournament_finishes_with_the_games_of_an_uninterrupted_run(killed, reference):
+    assert [run.returncode for run in killed.final_runs] == [0] * len(killed.names)
+    for name in killed.names:
+        results = killed.folder.results(name)
+        assert len(results) == TOTAL
+        assert {game[5] for game in results} == {"finished"}
+        assert results == reference[name]
+
+
+def test_the_killed_database_is_consistent_at_the_end(killed):
+    assert killed.folder.problems() == []
