@@ -196,17 +196,17 @@ def timed_move(player, state) -> tuple[int, float, float]:
 def assert_inside_the_clock(player, state) -> int:
     """``player``'s move at ``state`` returns inside the 20 ms clock (wall time); the move.
 
-    A wall-time overrun whose CPU time is inside the clock means the test process was
-    descheduled (a loaded machine), not that the bot overran: that one move is timed again,
-    up to ``RETRIES`` times, each from a copy of the player as it was before the move, and
-    must then be inside the clock. A bot that overruns by its own work overruns in CPU time
-    too and fails at once.
+    On a shared machine one move can be slowed from outside: the test process descheduled
+    (wall time over, CPU time inside), or the same work taking more CPU time while a sibling
+    hardware thread is busy (both over). So an overrunning move is timed again, up to
+    ``RETRIES`` times, each from a copy of the player as it was before the move, and must then
+    be inside the clock: a bot whose own work overruns does so every time and fails.
     """
     before = copy.deepcopy(player)
     move, elapsed, cpu = timed_move(player, state)
     assert state.is_legal(move)
     retries = RETRIES
-    while elapsed > LIMIT and cpu <= LIMIT and retries:
+    while elapsed > LIMIT and retries:
         _, elapsed, cpu = timed_move(copy.deepcopy(before), state)
         retries -= 1
     assert elapsed <= LIMIT, f"{elapsed * 1000:.1f} ms ({cpu * 1000:.1f} ms of CPU) at ply {state.ply}"
