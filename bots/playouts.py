@@ -28,7 +28,7 @@ from typing import Any
 from arena.games import DRAW, WIN, Outcome, State
 from arena.games.othello import PASS, flips, legal_mask
 from arena.games.tictactoe import CELLS, FULL, WINS
-from arena.games.xtreme import CELL_OF, draw_points
+from arena.games.xtreme import CELL_OF, WIN_OUTCOMES, draw_points
 from bots.heuristics import SQUARE_WEIGHTS, THREATS, new_twos
 
 #: cell weights of the uttt/xtreme playout policy (see the module docstring)
@@ -221,7 +221,7 @@ def xtreme_heavy(state: Any, rng: random.Random, trace: list[int] | None = None)
             entry = table[codes[board]]
             k, place = (0, board) if board < 9 else (1, board - 9)
             if entry[4] >= 0 and wins[mine[k] | 1 << place]:
-                return WIN[seat]
+                return WIN_OUTCOMES[seat]
             if entry[5] >= 0 and block is None and wins[theirs[k] | 1 << place]:
                 block = board
             total += entry[2]
@@ -252,7 +252,7 @@ def xtreme_heavy(state: Any, rng: random.Random, trace: list[int] | None = None)
                 mask = mine[k] | 1 << place
                 mine[k] = mask
                 if wins[mask]:
-                    return WIN[seat]
+                    return WIN_OUTCOMES[seat]
                 if closed_count == 18:
                     break
                 if not bonus:  # a small board won by a normal move: the same player again

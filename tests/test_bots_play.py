@@ -511,3 +511,13 @@ def test_the_stop_time_keeps_a_margin_proportional_to_the_limit_with_a_floor():
 def test_best_by_breaks_ties_with_the_generator():
     picks = {best_by([1, 2, 3, 4], lambda x: x % 2, random.Random(seed)) for seed in range(30)}
     assert picks == {1, 3}
+
+
+def test_heavy_xtreme_playouts_carry_course_points_like_the_engine():
+    from arena.games import get_game
+    from bots.playouts import xtreme_heavy
+
+    rng = random.Random(3)
+    outcomes = [xtreme_heavy(get_game("xtreme").initial_state(), rng) for _ in range(60)]
+    wins = {o for o in outcomes if o.winner is not None}
+    assert wins <= {Outcome(0, (86, 0)), Outcome(1, (0, 86))} and wins
