@@ -10,6 +10,7 @@ written (locked past ``BUSY_TIMEOUT``, full, read-only) is a ``StoreError`` sayi
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -213,11 +214,26 @@ def migrate(engine: Engine) -> None:
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+    cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")  # wait for another writer, do not fail
+    _wal(cursor)  # readers never block the writer
     cursor.execute("PRAGMA synchronous=NORMAL")  # WAL keeps committed games on a crash
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")  # wait for another writer, do not fail
     cursor.close()
+
+
+def _wal(cursor) -> None:
+    """Put the database in WAL mode. Two processes switching a new database at the same moment
+    can get "database is locked" at once, without SQLite's busy wait: wait here instead, as
+    long as for any other lock."""
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _database_error(url: str):

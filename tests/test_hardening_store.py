@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import landlock
+from arena import landlock, store
 from arena.store import integrity_problems, open_store
 from tests.fixtures.harnesskit import BOTS, FIXTURES, WIDE, arena, finished_games, start_arena, wait_until
 
@@ -275,3 +275,32 @@ def test_two_tournaments_started_at_once_in_a_new_database_both_finish(tmp_path,
     assert [game[1:] for game in folder.results("stress")] == without_ids
     assert [game[1:] for game in folder.results("stress-2")] == without_ids
     assert folder.checks() == ("ok", [])
+
+
+class LockedAtFirst:
+    """A cursor whose switch to WAL finds the database locked ``times`` times, at once."""
+
+    def __init__(self, times: int) -> None:
+        self.times = times
+        self.statements: list[str] = []
+
+    def execute(self, statement: str) -> None:
+        self.statements.append(statement)
+        if statement == "PRAGMA journal_mode=WAL" and self.times:
+            self.times -= 1
+            raise sqlite3.OperationalError("database is locked")
+
+
+def test_a_new_database_found_locked_while_switching_to_wal_is_tried_again(monkeypatch):
+    monkeypatch.setattr(store.time, "sleep", lambda seconds: None)
+    cursor = LockedAtFirst(times=3)
+    store._wal(cursor)
+    assert cursor.statements == ["PRAGMA journal_mode=WAL"] * 4
+
+
+def test_a_database_still_locked_after_the_wait_is_an_error(monkeypatch):
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(store.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(store.time, "sleep", lambda seconds: None)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        store._wal(LockedAtFirst(times=1000))
