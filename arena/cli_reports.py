@@ -34,7 +34,7 @@ def pick_stage(found, stage: str) -> int:
     names = [s.name for s in found.stages]
     if stage in names:
         return names.index(stage)
-    if stage.isdigit() and int(stage) < len(names):
+    if stage.isascii() and stage.isdigit() and int(stage) < len(names):
         return int(stage)
     raise ArenaError(f"tournament {found.tournament.name!r} has no stage {stage!r}; its stages: "
                      + ", ".join(f"{i} {n}" for i, n in enumerate(names)))  # fmt: skip
@@ -47,7 +47,7 @@ def pick_pool(stage, pool: str) -> int:
         raise ArenaError(f"stage {stage.name!r} has not started: its pools are not drawn yet")
     if pool.upper() in names:
         return names.index(pool.upper())
-    if pool.isdigit() and int(pool) < len(names):
+    if pool.isascii() and pool.isdigit() and int(pool) < len(names):
         return int(pool)
     raise ArenaError(f"stage {stage.name!r} has no pool {pool!r}; its pools: {', '.join(names)} (or 0-{len(names) - 1})")
 

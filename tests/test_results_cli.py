@@ -111,3 +111,10 @@ def test_an_unknown_tournament_says_how_to_list_them(league_url):
     result = invoke("leaderboard", "nope", "--db", league_url)
     assert result.exit_code != 0
     assert "(list them with 'arena tournaments')" in str(result.exception)
+
+
+def test_a_digit_that_is_not_a_number_is_an_unknown_stage_or_pool(staged_url):
+    stage = invoke("leaderboard", "--stage", "²", "--db", staged_url)
+    assert str(stage.exception) == "tournament 'staged' has no stage '²'; its stages: 0 group, 1 final"
+    pool = invoke("leaderboard", "--stage", "group", "--pool", "²", "--db", staged_url)
+    assert str(pool.exception) == "stage 'group' has no pool '²'; its pools: A, B (or 0-1)"
