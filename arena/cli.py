@@ -108,6 +108,8 @@ def run(
     workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: the file's, else the cores).")] = None,
     name: Annotated[str | None, typer.Option(help="Run under this name instead of the file's.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    pin: Annotated[bool, typer.Option(help="Keep each worker and its bots to a CPU of their own (when there are "
+                                           "no more workers than CPUs).")] = True,
 ) -> None:
     """Run the tournament in FILE, or resume it if it exists already."""
     from arena.config import load_config
@@ -131,7 +133,7 @@ def run(
             console.print(f"{'Resuming' if resumed else 'Running'} [bold]{escape(config.name)}[/]: {config.game.name}, "
                           f"{len(config.team_bots())} teams, {progress.total} games, "
                           f"{tournament_run.workers} workers (log: {path})", highlight=False)  # fmt: skip
-        runner = LocalRunner(tournament_run.workers)
+        runner = LocalRunner(tournament_run.workers, pin=pin)
         start = time.monotonic()
         try:
             with _progress_display(quiet) as update:

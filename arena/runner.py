@@ -33,8 +33,14 @@ class RunnerError(ArenaError):
     """Games cannot be played here: the run stops (finished games are kept)."""
 
 
-def _worker_main(connection: Connection) -> None:
-    """A worker: play the games it is sent until it is sent ``None``."""
+def _worker_main(connection: Connection, cpu: int | None = None) -> None:
+    """A worker: play the games it is sent until it is sent ``None``, on CPU ``cpu`` (with
+    its bots, which inherit it) if given."""
+    if cpu is not None:
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError:
+            pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
 
     def stop(*_args: object) -> None:
@@ -52,11 +58,12 @@ def _worker_main(connection: Connection) -> None:
 
 
 class _Worker:
-    def __init__(self, context: multiprocessing.context.BaseContext, number: int) -> None:
+    def __init__(self, context: multiprocessing.context.BaseContext, number: int, cpu: int | None) -> None:
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child,), name=f"arena-worker-{number}", daemon=True)
+        self.process = context.Process(target=_worker_main, args=(child, cpu), name=f"arena-worker-{number}", daemon=True)
         self.process.start()
         child.close()
+        self.cpu = cpu
         self.job: GameJob | None = None
         self.warm: OrderedDict[BotSpec, None] = OrderedDict()  # mirrors the worker's WarmBots
 
@@ -96,12 +103,31 @@ class _Worker:
         self.connection.close()
 
 
-class LocalRunner:
-    """Plays games in ``workers`` processes of this machine."""
+def worker_cpus(workers: int) -> list[int] | None:
+    """The CPU each of ``workers`` workers is pinned to, or ``None`` (no pinning) when there
+    are more workers than CPUs this process may use, or only one CPU."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return None
+    return cpus[:workers] if 1 < len(cpus) and workers <= len(cpus) else None
 
-    def __init__(self, workers: int | None = None) -> None:
+
+class LocalRunner:
+    """Plays games in ``workers`` processes of this machine.
+
+    With ``pin`` (and no more workers than CPUs), each worker and its bots keep to a CPU of
+    their own: of a worker and its two bots only one runs at a time, and a bot's reply then
+    wakes its worker on the same CPU, which costs a fraction of a wake-up across CPUs
+    (benchmarks/harness.py measures both)."""
+
+    def __init__(self, workers: int | None = None, pin: bool = True) -> None:
         self.workers = workers or os.cpu_count() or 1
+        self.cpus = worker_cpus(self.workers) if pin else None
         self.restarts = 0
+
+    def _cpu(self, number: int) -> int | None:
+        return None if self.cpus is None else self.cpus[number % len(self.cpus)]
 
     def run(self, jobs: Iterable[GameJob]) -> Iterator[GameRecord]:
         """Play ``jobs``; yield each game's record as it finishes (in no fixed order)."""
@@ -114,7 +140,7 @@ class LocalRunner:
         deaths: dict[int, int] = {}  # game id -> workers lost playing it
         try:
             for _ in range(min(self.workers, len(queue))):
-                workers.append(_Worker(context, started))
+                workers.append(_Worker(context, started, self._cpu(started)))
                 started += 1
             for worker in workers:
                 worker.give(worker.pick(queue))
@@ -148,7 +174,7 @@ class LocalRunner:
                                     f"exit status was {worker.process.exitcode}); stopping the run: the log beside "
                                     "the database says more, and running again retries the game"
                                 )  # fmt: skip
-                        replacement = _Worker(context, started)
+                        replacement = _Worker(context, started, worker.cpu)
                         started += 1
                         self.restarts += 1
                         workers.append(replacement)
