@@ -73,19 +73,33 @@ class BotSpec:
             return course.host_argv(python, self)
         return command_line(self.target, self.path)
 
+    def confinement(self, command: list[str]) -> dict[str, Any]:
+        """The sandbox's settings for running ``command`` (the arguments of ``sandbox.confine``)."""
+        return {"memory_mb": self.memory_mb, "file_size_mb": self.file_size_mb, "parent_pid": os.getpid(),
+                "read": self.readable(command), "open_": not self.sandbox}  # fmt: skip
+
     def argv(self) -> list[str]:
         """The command line that starts this bot, confined by the sandbox wrapper."""
-        limits = ["--parent-pid", str(os.getpid())]
+        command = self.command()
+        settings = self.confinement(command)
+        limits = ["--parent-pid", str(settings["parent_pid"])]
         if self.memory_mb is not None:
             limits += ["--memory-mb", str(self.memory_mb)]
         if self.file_size_mb is not None:
             limits += ["--file-size-mb", str(self.file_size_mb)]
         if not self.sandbox:
             limits.append("--open")
-        command = self.command()
-        for path in self.readable(command):
+        for path in settings["read"]:
             limits += ["--read", path]
         return [sys.executable, "-I", "-S", SANDBOX, *limits, "--", *command]
+
+    def host_arguments(self) -> list[str] | None:
+        """The arguments of ``arena.host`` when this bot is a Python module that this very
+        interpreter runs (it can then be forked from a warm launcher, arena/launcher.py);
+        else ``None``."""
+        if self.kind != "python" or (self.python is not None and self.python != sys.executable):
+            return None
+        return self.command()[3:]
 
     def readable(self, command: list[str]) -> list[str]:
         """What the bot may read besides the system: its interpreter, arena's and the built-in

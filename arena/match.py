@@ -51,9 +51,9 @@ class Player(ABC):
 
     name: str = "player"
 
-    def launch(self) -> None:
-        """Start whatever the player needs (a process) without waiting for it: both seats are
-        launched before either is waited on, so they start side by side."""
+    def launch(self, game: Game) -> None:
+        """Start whatever the player needs to play ``game`` (a process) without waiting for
+        it: both seats are launched before either is waited on, so they start side by side."""
 
     @abstractmethod
     def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
@@ -103,7 +103,7 @@ def play_game(
     seat = 0
     try:
         for player in players:
-            player.launch()
+            player.launch(game)
         for seat, player in enumerate(players):
             player.start_game(game, seat, seeds[seat], clock)
         while not state.is_terminal:

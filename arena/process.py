@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 
 from arena import protocol
+from arena.launcher import Forked, Launcher, LaunchError
 from arena.records import Termination
 
 #: how much of a bot's stderr is kept (the tail)
@@ -168,25 +169,40 @@ SIGNAL_TERMINATIONS = {
 }
 
 
+def bot_environment(home: str) -> dict[str, str]:
+    """The whole environment of a bot process whose home (and temporary folder) is ``home``."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": home, "TMPDIR": home,
+            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", **ONE_THREAD}  # fmt: skip
+
+
 class BotProcess:
     """One running bot: its own process group, working folder and scrubbed environment."""
 
-    def __init__(self, argv: Sequence[str], label: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: Sequence[str], label: str, env: dict[str, str] | None = None,
+                 fork: tuple[Launcher, list[str], dict] | None = None) -> None:  # fmt: skip
+        """Start ``argv``, or with ``fork`` (a launcher, the host's arguments, the sandbox's
+        settings) fork the Python bot from the warm launcher; ``LaunchError`` if it cannot."""
         self.argv = list(argv)
         self.label = label
         self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
-        base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-                "HOME": self.workdir, "TMPDIR": self.workdir, "PYTHONHASHSEED": "0",
-                "PYTHONDONTWRITEBYTECODE": "1", **ONE_THREAD}  # fmt: skip
-        self.proc = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=self.workdir,
-            env={**base, **(env or {})},
-            start_new_session=True,
-        )
+        environment = {**bot_environment(self.workdir), **(env or {})}
+        if fork is not None:
+            launcher, arguments, confinement = fork
+            try:
+                self.proc: subprocess.Popen | Forked = launcher.spawn(arguments, confinement, self.workdir, environment)
+            except LaunchError:
+                shutil.rmtree(self.workdir, ignore_errors=True)
+                raise
+        else:
+            self.proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.workdir,
+                env=environment,
+                start_new_session=True,
+            )
         self.pid = self.proc.pid
         self._in = self.proc.stdin.fileno()
         os.set_blocking(self._in, False)  # a bot that stops reading must not block the worker

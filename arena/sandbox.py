@@ -124,6 +124,29 @@ def deny_unix_sockets() -> bool:
     return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0
 
 
+def confine(memory_mb: int | None, file_size_mb: int | None, parent_pid: int | None, read: list[str],
+            open_: bool = False) -> None:
+    """Confine this process (see the module's docstring) and say on stderr what was enforced."""
+    set_limits(memory_mb, file_size_mb)
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
+    enforced = [f"memory {memory_mb} MB" if memory_mb else "memory unlimited",
+                f"files {file_size_mb} MB" if file_size_mb is not None else "files unlimited",
+                "no core dumps"]  # fmt: skip
+    if not open_:
+        enforced.append("no network" if isolate_network() else "network namespace unavailable")
+        try:
+            abi = landlock.restrict(SYSTEM_PATHS + read, [os.getcwd(), *DEVICES])
+        except OSError as error:
+            abi = 0
+            enforced.append(f"landlock failed: {error}")
+        enforced.append(f"landlock ABI {abi}: files beneath the allowed paths, no TCP, scoped signals"
+                        if abi else "landlock unavailable")  # fmt: skip
+        enforced.append("no unix sockets" if deny_unix_sockets() else "unix sockets not filtered")
+    sys.stderr.write("arena sandbox: " + "; ".join(enforced) + "\n")
+    sys.stderr.flush()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Confine this process, then become the command after ``--``."""
     argv = sys.argv[1:] if argv is None else argv
@@ -140,24 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     command = argv[split + 1 :]
     if not command:
         sys.exit("arena sandbox: no command given after --")
-    set_limits(options.memory_mb, options.file_size_mb)
-    if options.parent_pid is not None:
-        die_with_parent(options.parent_pid)
-    enforced = [f"memory {options.memory_mb} MB" if options.memory_mb else "memory unlimited",
-                f"files {options.file_size_mb} MB" if options.file_size_mb is not None else "files unlimited",
-                "no core dumps"]  # fmt: skip
-    if not options.open:
-        enforced.append("no network" if isolate_network() else "network namespace unavailable")
-        try:
-            abi = landlock.restrict(SYSTEM_PATHS + options.read, [os.getcwd(), *DEVICES])
-        except OSError as error:
-            abi = 0
-            enforced.append(f"landlock failed: {error}")
-        enforced.append(f"landlock ABI {abi}: files beneath the allowed paths, no TCP, scoped signals"
-                        if abi else "landlock unavailable")  # fmt: skip
-        enforced.append("no unix sockets" if deny_unix_sockets() else "unix sockets not filtered")
-    sys.stderr.write("arena sandbox: " + "; ".join(enforced) + "\n")
-    sys.stderr.flush()
+    confine(options.memory_mb, options.file_size_mb, options.parent_pid, options.read, options.open)
     # Python ignores these two; an ignored signal stays ignored across exec, and the bot
     # deserves the defaults (SIGXFSZ kills a process writing past its file-size limit)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)

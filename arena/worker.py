@@ -18,6 +18,7 @@ import hashlib
 import logging
 import os
 import signal
+import tempfile
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from arena import process as processes
 from arena import protocol
 from arena.botspec import BotSpec
 from arena.games import Game, get_game_from_spec
+from arena.launcher import MAX_LAUNCHERS, Launcher, LaunchError
 from arena.match import Player, Reply, TimeControl, play_game
 from arena.process import BotFault, BotProcess
 from arena.records import GameRecord, Termination
@@ -82,22 +84,26 @@ class BotPlayer(Player):
         # yet, or between games, when nothing is measured)
         self._rest_cpu: float | None = None
         self._rest_start = 0.0
+        self._fresh = False  # a process just started: what it wrote so far belongs to its first game
 
     def _fault(self, fault: BotFault) -> BotFault:
         self.faulted = True
         return fault
 
-    def launch(self) -> None:
+    def launch(self, game: Game) -> None:
         if self.process is None or not self.process.alive():
             if self.process is not None:
                 self.process.close()
-            self.process = BotProcess(self.spec.argv(), self.spec.name)
+            self.process = start_bot(self.spec, game.name)
+            self._fresh = True
 
     def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
-        self.launch()
+        self.launch(game)
         self.faulted = False
         self._rest_cpu = None  # what a warm process did between games is not measured
-        self.process.stderr.take()  # earlier games' output is not this game's
+        if not self._fresh:
+            self.process.stderr.take()  # earlier games' output is not this game's
+        self._fresh = False
         try:
             self._ask(protocol.new_game(game.spec(), seat, seed, clock.move), "ready", clock.startup)
         except BotFault as fault:
@@ -199,6 +205,50 @@ class BotPlayer(Player):
             self.process = None
 
 
+def start_bot(spec: BotSpec, game: str) -> BotProcess:
+    """A new process for ``spec`` to play ``game``: forked from this worker's launcher when it
+    can be (a Python bot, in a worker that is a subreaper), else started the plain way."""
+    arguments = spec.host_arguments()
+    launcher = _launcher(game) if arguments is not None else None
+    if launcher is not None:
+        try:
+            return BotProcess(spec.argv(), spec.name, fork=(launcher, arguments, spec.confinement(spec.command())))
+        except LaunchError as error:
+            log.warning("%s; starting bots the plain way until a new launcher is up", error)
+            _close_launcher()
+    return BotProcess(spec.argv(), spec.name)
+
+
+_launch: Launcher | None = None
+_launchers_started = 0
+
+
+def _launcher(game: str) -> Launcher | None:
+    """This worker's launcher (started on first use, ready for ``game``: a worker plays the
+    games of one tournament), or ``None`` where bots cannot be forked from one: not a
+    subreaper, or too many launchers failed."""
+    global _launch, _launchers_started
+    if _launch is not None and _launch.process.poll() is not None:
+        _close_launcher()
+    if _launch is None and _subreaper and _launchers_started < MAX_LAUNCHERS:
+        _launchers_started += 1
+        try:
+            _launch = Launcher(game, processes.bot_environment(tempfile.gettempdir()))
+        except OSError as error:
+            log.warning("cannot start a launcher (%s); starting bots the plain way", error)
+            return None
+        processes.STARTED.add(_launch.pid)
+    return _launch
+
+
+def _close_launcher() -> None:
+    global _launch
+    if _launch is not None:
+        _launch.close()
+        processes.STARTED.discard(_launch.pid)
+        _launch = None
+
+
 class WarmBots:
     """The idle bot processes of one worker, most recently used last."""
 
@@ -225,6 +275,7 @@ class WarmBots:
     def close(self) -> None:
         while self.idle:
             self.idle.popitem()[1].close()
+        _close_launcher()
         reap_strays()
 
 

@@ -13,6 +13,7 @@ with more teams than a worker keeps warm (16), bot processes are started and clo
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import sys
@@ -96,6 +97,7 @@ def soak(games: int, every: int, workers: int, teams: int, folder: Path, report=
     text = tournament(teams, games)
     run = TournamentRun(parse_config(text), text, open_store(f"sqlite:///{folder / 'soak.sqlite3'}"), folder, workers)
     run.prepare()
+    gc.collect()  # what earlier work left for the collector (a caller's files) is not the run's
     start = time.monotonic()
     samples = [sample(0, start)]
     report(samples[-1])

@@ -27,6 +27,7 @@ from arena.worker import run_game, warm_bots
 from tests.fixtures.harnesskit import (  # noqa: F401
     SANDBOX_LINE,
     command_bot,
+    forking,
     group_running,
     job,
     pool,
@@ -40,6 +41,9 @@ SPECS = {
     "python": python_bot("reports_sandbox", memory_mb=300, file_size_mb=2),
     "command": command_bot("reports_sandbox.py", memory_mb=300, file_size_mb=2),
 }
+#: the ways a bot process starts: the sandbox wrapper executing the bot's command, or (a Python
+#: bot in a worker) forked from the worker's launcher; a bot must not see the difference
+STARTS = {"python": "plain", "command": "plain", "python, forked": "forked"}
 
 
 def sandbox_report(stderr: str) -> dict:
@@ -49,11 +53,25 @@ def sandbox_report(stderr: str) -> dict:
     return json.loads(lines[0].removeprefix("sandbox "))
 
 
-@pytest.fixture(params=sorted(SPECS))
+def start_bots(request, how: str) -> None:
+    """Python bots start ``how`` (plain or forked) in this test."""
+    if how == "forked":
+        request.getfixturevalue("forking")
+
+
+def first_started(pool) -> str:
+    """How the first bot of the test was started."""
+    return {"Forked": "forked", "Popen": "plain"}[type(pool.processes[0].proc).__name__]
+
+
+@pytest.fixture(params=sorted(STARTS))
 def report(request, pool):
-    """What the reports_sandbox bot (Python module, then command) saw in one game as seat 0."""
-    record = run_game(job(SPECS[request.param], python_bot("first_legal")))
+    """What the reports_sandbox bot (Python module, plain or forked, then command) saw in one
+    game as seat 0."""
+    start_bots(request, STARTS[request.param])
+    record = run_game(job(SPECS[request.param.split(",")[0]], python_bot("first_legal")))
     assert record.termination is Termination.NORMAL
+    assert first_started(pool) == STARTS[request.param]
     return sandbox_report(record.stderr[0])
 
 
@@ -181,10 +199,13 @@ def test_the_sandbox_says_what_it_enforced_in_the_first_games_stderr(pool):
     assert line.startswith("arena sandbox: memory 300 MB; files 2 MB; no core dumps; ")
 
 
-@pytest.fixture
-def confinement(pool) -> tuple[dict, str]:
-    """What the probes_confinement bot could do, and the sandbox's own line about itself."""
+@pytest.fixture(params=["plain", "forked"])
+def confinement(request, pool) -> tuple[dict, str]:
+    """What the probes_confinement bot could do (started plain or forked), and the sandbox's
+    own line about itself."""
+    start_bots(request, request.param)
     record = run_game(job(python_bot("probes_confinement"), python_bot("first_legal")))
+    assert first_started(pool) == request.param
     lines = record.stderr[0].splitlines()
     (report,) = [json.loads(line.removeprefix("confinement ")) for line in lines if line.startswith("confinement ")]
     (enforced,) = [line for line in lines if line.startswith(SANDBOX_LINE)]
