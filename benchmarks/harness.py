@@ -2,7 +2,9 @@
 
 (a) uttt random-vs-random games per second, bots in their own processes and every move
     stored in SQLite, with 1 and 2 workers, beside the same games in one process with no
-    processes and no storage (the floor);
+    processes and no storage (the floor); and with 2 workers not pinned to CPUs, without the
+    launcher (every bot process started the plain way), and without either (the baseline the
+    ratios are against);
 (b) the harness's overhead per move: the wall time the harness measures for a move of a bot
     that answers at once (pipes, JSON both ways, the host's bookkeeping, the scheduler),
     median and p99;
@@ -10,7 +12,7 @@
     worker doing it at once, and the forfeits of a bot that thinks for 90 % of a 50 ms limit
     over 2,000 moves with every worker busy (target 0).
 
-Run: python benchmarks/harness.py [--games N] [--runs R] [--workers W]
+Run: python benchmarks/harness.py [--teams N] [--games-per-pair N] [--runs R] [--workers W]
 """
 
 from __future__ import annotations
@@ -38,7 +40,10 @@ from arena.process import BotFault  # noqa: E402
 from arena.runner import LocalRunner  # noqa: E402
 from arena.store import Move, open_store  # noqa: E402
 from arena.tournament import TournamentRun  # noqa: E402
+from arena import worker  # noqa: E402
 from arena.worker import BotPlayer  # noqa: E402
+
+launcher_limit = worker.MAX_LAUNCHERS
 
 BOTS = Path(__file__).resolve().parent / "bots"
 
@@ -61,16 +66,21 @@ def tournament_yaml(name: str, teams: int, games_per_pair: int) -> str:
             f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n")  # fmt: skip
 
 
-def harness_rate(workers: int, teams: int, games_per_pair: int, folder: Path) -> tuple[float, int, list[float]]:
-    """Games a second of a whole uttt random tournament through the harness, and its moves' wall ms."""
+def harness_rate(workers: int, teams: int, games_per_pair: int, folder: Path, pin: bool = True,
+                 launcher: bool = True) -> tuple[float, int, list[float]]:  # fmt: skip
+    """Games a second of a whole uttt random tournament through the harness, and its moves'
+    wall ms; ``pin``: workers on CPUs of their own; ``launcher``: Python bots forked from each
+    worker's launcher (else started the plain way, through the sandbox wrapper)."""
     url = f"sqlite:///{folder}/bench-{workers}-{time.monotonic_ns()}.sqlite3"
     config = parse_config(tournament_yaml("bench", teams, games_per_pair))
     sessions = open_store(url)
     run = TournamentRun(config, "", sessions, ROOT, workers)
     run.prepare()
+    worker.MAX_LAUNCHERS = launcher_limit if launcher else 0  # the workers are forked from here
     start = time.perf_counter()
-    progress = run.run(LocalRunner(workers))
+    progress = run.run(LocalRunner(workers, pin=pin))
     elapsed = time.perf_counter() - start
+    worker.MAX_LAUNCHERS = launcher_limit
     with sessions() as session:
         walls = list(session.scalars(select(Move.wall_ms)))
     return progress.done / elapsed, progress.done, walls
@@ -135,22 +145,29 @@ def main() -> None:
     args = parser.parse_args()
     games = args.teams * (args.teams - 1) // 2 * args.games_per_pair
     print(f"(a) uttt random vs random, {games} games a run, median of {args.runs} runs")
+    w = args.workers
+    setups = {(1, True, True): "1 worker", (w, True, True): f"{w} workers",
+              (w, False, True): f"{w} workers, not pinned", (w, True, False): f"{w} workers, no launcher",
+              (w, False, False): f"{w} workers, neither (plain)"}  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        floors, rates = [], {1: [], args.workers: []}
+        floors: list[float] = []
+        rates: dict[tuple, list[float]] = {setup: [] for setup in setups}
         walls: list[float] = []
         for _ in range(args.runs):
             floors.append(floor_rate(min(games, 400)))
-            for workers in rates:
-                rate, _, run_walls = harness_rate(workers, args.teams, args.games_per_pair, folder)
-                rates[workers].append(rate)
-                walls = run_walls if workers == 1 else walls
+            for setup in setups:
+                workers, pin, launcher = setup
+                rate, _, run_walls = harness_rate(workers, args.teams, args.games_per_pair, folder, pin, launcher)
+                rates[setup].append(rate)
+                walls = run_walls if setup == (1, True, True) else walls
         floor = statistics.median(floors)
-        print(f"    floor, one process, no storage: {floor:8.1f} games/s")
-        for workers, values in rates.items():
+        plain = statistics.median(rates[(w, False, False)])
+        print(f"    floor, one process, no storage:     {floor:8.1f} games/s")
+        for setup, values in rates.items():
             median = statistics.median(values)
-            print(f"    harness, {workers} worker(s):          {median:8.1f} games/s "
-                  f"({median / floor:.2f} x floor; runs: {', '.join(f'{v:.0f}' for v in values)})")  # fmt: skip
+            print(f"    harness, {setups[setup] + ':':27} {median:8.1f} games/s ({median / plain:.2f} x plain; "
+                  f"runs: {', '.join(f'{v:.0f}' for v in values)})")  # fmt: skip
         walls.sort()
         print(f"(b) harness overhead per move (instant bot, 1 worker, {len(walls)} moves): "
               f"median {statistics.median(walls) * 1000:.0f} us, p99 {walls[int(len(walls) * 0.99)] * 1000:.0f} us")  # fmt: skip
