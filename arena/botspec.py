@@ -73,15 +73,14 @@ class BotSpec:
             return course.host_argv(python, self)
         return command_line(self.target, self.path)
 
-    def confinement(self, command: list[str]) -> dict[str, Any]:
-        """The sandbox's settings for running ``command`` (the arguments of ``sandbox.confine``)."""
+    def confinement(self) -> dict[str, Any]:
+        """The sandbox's settings for this bot (the arguments of ``sandbox.confine``)."""
         return {"memory_mb": self.memory_mb, "file_size_mb": self.file_size_mb, "parent_pid": os.getpid(),
-                "read": self.readable(command), "open_": not self.sandbox}  # fmt: skip
+                "read": self.readable(self.command()), "open_": not self.sandbox}  # fmt: skip
 
     def argv(self) -> list[str]:
         """The command line that starts this bot, confined by the sandbox wrapper."""
-        command = self.command()
-        settings = self.confinement(command)
+        settings = self.confinement()
         limits = ["--parent-pid", str(settings["parent_pid"])]
         if self.memory_mb is not None:
             limits += ["--memory-mb", str(self.memory_mb)]
@@ -91,7 +90,7 @@ class BotSpec:
             limits.append("--open")
         for path in settings["read"]:
             limits += ["--read", path]
-        return [sys.executable, "-I", "-S", SANDBOX, *limits, "--", *command]
+        return [sys.executable, "-I", "-S", SANDBOX, *limits, "--", *self.command()]
 
     def host_arguments(self) -> list[str] | None:
         """The arguments of ``arena.host`` when this bot is a Python module that this very

@@ -212,7 +212,7 @@ def start_bot(spec: BotSpec, game: str) -> BotProcess:
     launcher = _launcher(game) if arguments is not None else None
     if launcher is not None:
         try:
-            return BotProcess(spec.argv(), spec.name, fork=(launcher, arguments, spec.confinement(spec.command())))
+            return BotProcess(spec.argv(), spec.name, fork=(launcher, arguments, spec.confinement()))
         except LaunchError as error:
             log.warning("%s; starting bots the plain way until a new launcher is up", error)
             _close_launcher()
