@@ -136,14 +136,46 @@ def resolve_game(bot: str, games: Sequence[str], game: Game | str) -> Game:
     return get_game(name) if isinstance(game, str) else game
 
 
-def warm_up(game: Game, prepare: Callable[[], Any] | None = None) -> None:
-    """Build the game's lazily made tables (e.g. tic-tac-toe's playout table) now, in
-    ``make_bot``, so that the first timed move does not pay for them, and take them out of the
-    garbage collector's sight (see ``no_gc_pauses``). Uses its own generator, so the bot's
-    ``rng`` is untouched. ``prepare``: the bot's own tables to build as well."""
+def build_tables(game: Game, prepare: Callable[[], Any] | None = None) -> None:
+    """Build the game's lazily made tables (e.g. tic-tac-toe's playout table) and the bots'
+    shared game knowledge now, in ``make_bot``, so that the first timed move does not pay for
+    them, and take them out of the garbage collector's sight (see ``no_gc_pauses``). Uses its
+    own generator, so the bot's ``rng`` is untouched. ``prepare``: the bot's own tables."""
+    import bots.heuristics  # noqa: F401 - tree reuse and the rule-based bots need it on their second move
+
     game.initial_state().random_playout(random.Random(0))
     if prepare is not None:
         prepare()
+    gc.collect()
+    gc.freeze()
+
+
+#: the warm-up game: moves played (both seats together), and each move's clock in seconds
+REHEARSAL_PLIES = 4
+REHEARSAL_MOVE = 0.05
+
+
+def rehearse(make_bot: Callable[..., Any], game: Game, params: Mapping[str, Any]) -> None:
+    """A bot module's ``warm_up``: play the first moves of a game of the bot against itself
+    (seeded, a short clock a move), so that whatever it builds on first use (imports, tables,
+    the first allocation of its search tree) is built within its startup time, not in its first
+    timed move. Instances of its own: the bot of the real game starts afresh."""
+    from arena.clock import Clock
+
+    players = [make_bot(game, seat, random.Random(seat), **params) for seat in (0, 1)]
+    state = game.initial_state()
+    for _ in range(REHEARSAL_PLIES):
+        if state.is_terminal:
+            break
+        move = players[state.to_move].move(state, Clock(REHEARSAL_MOVE))
+        other = getattr(players[1 - state.to_move], "observe", None)
+        if other is not None:
+            other(state, move)
+        state = state.play(move)
+    for player in players:
+        close = getattr(player, "close", None)
+        if close is not None:
+            close()
     gc.collect()
     gc.freeze()
 
@@ -175,7 +207,7 @@ def setup(
     prepare: Callable[[], Any] | None = None,
 ) -> tuple[Game, dict[str, Any]]:  # fmt: skip
     """What every ``make_bot`` does first: check the game, the seat, the generator and the
-    parameters, then ``warm_up`` (with the bot's ``prepare``). Returns the game and the
+    parameters, then ``build_tables`` (with the bot's ``prepare``). Returns the game and the
     resolved parameters."""
     resolved_game = resolve_game(bot, games, game)
     if seat not in (0, 1) or isinstance(seat, bool):
@@ -186,18 +218,23 @@ def setup(
             f"not {type(rng).__name__}"
         )
     values = resolve_parameters(bot, parameters, params)
-    warm_up(resolved_game, prepare)
+    build_tables(resolved_game, prepare)
     return resolved_game, values
 
 
 def stop_time(clock: Any) -> float:
-    """The ``time.monotonic()`` time by which a search under ``clock`` should stop: the time
-    left minus the safety margin ``max(MARGIN_FLOOR, MARGIN_FRACTION * clock.limit)``;
-    ``inf`` without a time limit."""
+    """The time, on the clock's own ``now()`` (wall or CPU time), by which a search under
+    ``clock`` should stop: the time left minus the safety margin ``max(MARGIN_FLOOR,
+    MARGIN_FRACTION * clock.limit)``; ``inf`` without a time limit."""
     if clock is None or clock.limit is None:
         return math.inf
     margin = max(MARGIN_FLOOR, MARGIN_FRACTION * clock.limit)
-    return time.monotonic() + clock.remaining() - margin
+    return _now(clock)() + clock.remaining() - margin
+
+
+def _now(clock: Any) -> Any:
+    """The function that reads ``clock``'s time: CPU time for a cpu clock, else wall time."""
+    return getattr(clock, "now", None) or time.monotonic
 
 
 class Budget:
@@ -212,12 +249,13 @@ class Budget:
     searches that cannot be cut into short iterations (alpha-beta checks it at every node).
     """
 
-    __slots__ = ("limit", "count", "stop_at", "last", "longest")
+    __slots__ = ("limit", "count", "stop_at", "last", "longest", "now")
 
     def __init__(self, clock: Any, limit: int | None, fallback: int) -> None:
         self.count = 0
         self.longest = 0.0
-        self.last = time.monotonic()
+        self.now = _now(clock)
+        self.last = self.now()
         time_limit = None if clock is None else clock.limit
         if limit is None and time_limit is None:
             limit = fallback
@@ -233,7 +271,7 @@ class Budget:
         """Whether one more iteration fits; counts it."""
         if self.limit is not None and self.count >= self.limit:
             return False
-        now = time.monotonic()
+        now = self.now()
         step = now - self.last
         if step > self.longest:
             self.longest = step
@@ -245,7 +283,7 @@ class Budget:
 
     def expired(self) -> bool:
         """Whether the time for the search is up."""
-        return time.monotonic() >= self.stop_at
+        return self.now() >= self.stop_at
 
 
 def reward(outcome: Outcome, seat: int) -> float:

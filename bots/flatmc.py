@@ -16,7 +16,7 @@ import random
 from typing import Any
 
 from arena.games import Game, State
-from bots.common import Budget, Param, best_by, no_gc_pauses, setup
+from bots.common import Budget, Param, best_by, no_gc_pauses, rehearse, setup
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 PARAMETERS: dict[str, Param] = {
@@ -72,3 +72,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
     """A flat Monte-Carlo player; see the module docstring for the parameters."""
     game, values = setup("flatmc", GAMES, PARAMETERS, game, seat, rng, params)
     return FlatMonteCarloBot(seat, rng, values)
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Play a few warm-up moves, so that nothing is built lazily in the first timed move."""
+    rehearse(make_bot, game, params)

@@ -26,7 +26,7 @@ from typing import Any
 
 from arena.games import Game, State
 from bots import playouts
-from bots.common import Param, reward, same_position, setup
+from bots.common import Param, rehearse, reward, same_position, setup
 from bots.heuristics import MOVE_SCORES, immediate_wins
 from bots.uct import PARAMETERS as UCT_PARAMETERS
 from bots.uct import Node, UctBot
@@ -103,3 +103,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
     """A heuristic MCTS player; see the module docstring for the parameters."""
     game, values = setup("hmcts", GAMES, PARAMETERS, game, seat, rng, params, playouts.warm_up)
     return HeuristicMctsBot(game, seat, rng, values)
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Play a few warm-up moves, so that nothing is built lazily in the first timed move."""
+    rehearse(make_bot, game, params)

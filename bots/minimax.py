@@ -24,7 +24,7 @@ import random
 from typing import Any
 
 from arena.games import Game, Outcome, State
-from bots.common import Budget, Param, no_gc_pauses, setup
+from bots.common import Budget, Param, no_gc_pauses, rehearse, setup
 from bots.heuristics import EVALUATE, MOVE_SCORES, position_key
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
@@ -204,3 +204,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
     """An alpha-beta player; see the module docstring for the parameters."""
     game, values = setup("minimax", GAMES, PARAMETERS, game, seat, rng, params)
     return MinimaxBot(game, seat, rng, values["depth"])
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Play a few warm-up moves, so that nothing is built lazily in the first timed move."""
+    rehearse(make_bot, game, params)

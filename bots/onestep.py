@@ -17,7 +17,7 @@ import random
 from typing import Any
 
 from arena.games import Game, State
-from bots.common import Param, setup
+from bots.common import Param, rehearse, setup
 from bots.heuristics import immediate_wins
 
 GAMES = ("tictactoe", "uttt", "xtreme")
@@ -72,3 +72,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
     """A one-step lookahead player; it takes no parameters."""
     setup("onestep", GAMES, PARAMETERS, game, seat, rng, params)
     return OneStepBot(rng)
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Play a few warm-up moves, so that nothing is built lazily in the first timed move."""
+    rehearse(make_bot, game, params)

@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from arena.games import Game, State
-from bots.common import Param, random_move, setup
+from bots.common import Param, random_move, rehearse, setup
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 PARAMETERS: dict[str, Param] = {}
@@ -32,3 +32,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
     """A random player; it takes no parameters."""
     setup("randombot", GAMES, PARAMETERS, game, seat, rng, params)
     return RandomBot(rng)
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Play a few warm-up moves, so that nothing is built lazily in the first timed move."""
+    rehearse(make_bot, game, params)

@@ -24,7 +24,7 @@ from typing import Any
 
 from arena.games import Game, State
 from arena.games.tictactoe import CELLS, FULL, WINS
-from bots.common import Param, setup
+from bots.common import Param, rehearse, setup
 from bots.heuristics import (
     CENTRE,
     CORNERS,
@@ -161,3 +161,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
     """A rule-based player; ``variant`` picks the rules (see the module docstring)."""
     game, values = setup("rules", GAMES, PARAMETERS, game, seat, rng, params)
     return RulesBot(game, rng, values["variant"])
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Play a few warm-up moves, so that nothing is built lazily in the first timed move."""
+    rehearse(make_bot, game, params)

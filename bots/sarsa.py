@@ -23,7 +23,7 @@ import random
 from typing import Any
 
 from arena.games import Game
-from bots.common import Param, setup
+from bots.common import Param, rehearse, setup
 from bots.qlearning import PARAMETERS as QLEARNING_PARAMETERS
 from bots.qlearning import QLearningBot, QNode, signed_reward
 
@@ -67,3 +67,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
     """A SARSA player; see the module docstring for the parameters."""
     game, values = setup("sarsa", GAMES, PARAMETERS, game, seat, rng, params)
     return SarsaBot(game, seat, rng, values)
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Play a few warm-up moves, so that nothing is built lazily in the first timed move."""
+    rehearse(make_bot, game, params)

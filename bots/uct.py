@@ -19,7 +19,7 @@ import random
 from typing import Any
 
 from arena.games import Game, State
-from bots.common import Budget, Param, no_gc_pauses, reward, same_position, setup
+from bots.common import Budget, Param, no_gc_pauses, rehearse, reward, same_position, setup
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 PARAMETERS: dict[str, Param] = {
@@ -196,3 +196,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
     """A UCT player; see the module docstring for the parameters."""
     game, values = setup("uct", GAMES, PARAMETERS, game, seat, rng, params)
     return UctBot(game, seat, rng, values)
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Play a few warm-up moves, so that nothing is built lazily in the first timed move."""
+    rehearse(make_bot, game, params)

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from arena.games import Game, State
-from bots.common import Param, setup
+from bots.common import Param, rehearse, setup
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 STRATEGIES = ("randombot", "onestep", "rules", "flatmc", "uct", "hmcts", "minimax")
@@ -86,3 +86,8 @@ def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> 
         raise BotParameterError(f"bot 'unreliable': strategy {values['strategy']!r} does not play {resolved.name!r}")
     inner = module.make_bot(resolved, seat, random.Random(rng.getrandbits(64)))
     return UnreliableBot(inner, values["fault"], values["rate"], rng)
+
+
+def warm_up(game: Game, **params: Any) -> None:
+    """Warm up as its strategy does, without faults (the warm-up game is not a real one)."""
+    rehearse(make_bot, game, {**params, "rate": 0.0})
