@@ -56,17 +56,31 @@ class BotSpec:
     memory_mb: int | None = 1024
     file_size_mb: int | None = 16
     sandbox: bool = True
+    processes: int | None = None
 
     @property
     def parameters(self) -> dict[str, Any]:
         return json.loads(self.params)
 
-    def command(self) -> list[str]:
-        """The bot's own command line, before confinement."""
+    @property
+    def clock_kind(self) -> str | None:
+        """The clock this bot is timed by whatever the tournament says: a course bot keeps the
+        wall clock (course bots time themselves); ``None``: the tournament's."""
+        return "wall" if self.kind == "course2019" else None
+
+    @property
+    def answers_describe(self) -> bool:
+        """Whether it surely answers ``describe`` (arena's own host programs do)."""
+        return self.kind in ("python", "course2019")
+
+    def command(self, game: dict[str, Any] | None = None) -> list[str]:
+        """The bot's own command line, before confinement (``game``: the game it will play, for
+        which arena's Python host warms the bot up before its first game)."""
         python = self.python or sys.executable
         if self.kind == "python":
             path = ["--path", self.path] if self.path else []
-            return [python, "-m", "arena.host", *path, self.target, self.params]
+            warm_up = ["--warm-up", json.dumps(game, separators=(",", ":"))] if game else []
+            return [python, "-m", "arena.host", *path, *warm_up, self.target, self.params]
         if self.kind == "course2019":
             from arena import course
 
@@ -74,14 +88,16 @@ class BotSpec:
         return command_line(self.target, self.path)
 
     def confinement(self) -> dict[str, Any]:
-        """The sandbox's settings for this bot (the arguments of ``sandbox.confine``)."""
-        return {"memory_mb": self.memory_mb, "file_size_mb": self.file_size_mb, "parent_pid": os.getpid(),
+        """The sandbox's settings for this bot (arguments of ``sandbox.confine``; the worker
+        adds its own: ``parent_pid``, ``cgroups``, ``shared_memory``)."""
+        return {"memory_mb": self.memory_mb, "file_size_mb": self.file_size_mb,
                 "read": self.readable(self.command()), "open_": not self.sandbox}  # fmt: skip
 
-    def argv(self) -> list[str]:
-        """The command line that starts this bot, confined by the sandbox wrapper."""
-        settings = self.confinement()
-        limits = ["--parent-pid", str(settings["parent_pid"])]
+    def argv(self, settings: dict[str, Any] | None = None, game: dict[str, Any] | None = None) -> list[str]:
+        """The command line that starts this bot, confined by the sandbox wrapper with
+        ``settings`` (default: ``confinement()`` and this process as its parent)."""
+        settings = settings or {**self.confinement(), "parent_pid": os.getpid()}
+        limits = ["--parent-pid", str(settings["parent_pid"])] if settings.get("parent_pid") else []
         if self.memory_mb is not None:
             limits += ["--memory-mb", str(self.memory_mb)]
         if self.file_size_mb is not None:
@@ -90,15 +106,19 @@ class BotSpec:
             limits.append("--open")
         for path in settings["read"]:
             limits += ["--read", path]
-        return [sys.executable, "-I", "-S", SANDBOX, *limits, "--", *self.command()]
+        for path in settings.get("cgroups", []):
+            limits += ["--cgroup", path]
+        if not settings.get("shared_memory", True):
+            limits.append("--no-shared-memory")
+        return [sys.executable, "-I", "-S", SANDBOX, *limits, "--", *self.command(game)]
 
-    def host_arguments(self) -> list[str] | None:
+    def host_arguments(self, game: dict[str, Any] | None = None) -> list[str] | None:
         """The arguments of ``arena.host`` when this bot is a Python module that this very
         interpreter runs (it can then be forked from a warm launcher, arena/launcher.py);
         else ``None``."""
         if self.kind != "python" or (self.python is not None and self.python != sys.executable):
             return None
-        return self.command()[3:]
+        return self.command(game)[3:]
 
     def readable(self, command: list[str]) -> list[str]:
         """What the bot may read besides the system: its interpreter, arena's and the built-in

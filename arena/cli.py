@@ -108,8 +108,8 @@ def run(
     workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: the file's, else the cores).")] = None,
     name: Annotated[str | None, typer.Option(help="Run under this name instead of the file's.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
-    pin: Annotated[bool, typer.Option(help="Keep each worker and its bots to a CPU of their own (when there are "
-                                           "no more workers than CPUs).")] = True,
+    pin: Annotated[bool | None, typer.Option("--pin/--no-pin", help="Keep each worker and its bots to a CPU of their own "
+                                                                  "(default: only to CPUs that are idle now).")] = None,
 ) -> None:
     """Run the tournament in FILE, or resume it if it exists already."""
     from arena.config import load_config
@@ -129,24 +129,51 @@ def run(
         handler = setup_logging(path)
         logging.getLogger("arena").info("%s tournament %r", "resuming" if resumed else "starting", config.name)
         progress = Progress(expected_games(config))
+        runner = LocalRunner(tournament_run.workers, pin=pin)
+        isolation = _isolation()
+        log = logging.getLogger("arena")
+        log.info("time: %s; CPUs: %s; bots: %s", config.time.control().describe(), runner.pinning, isolation)
         if not quiet:
             console.print(f"{'Resuming' if resumed else 'Running'} [bold]{escape(config.name)}[/]: {config.game.name}, "
                           f"{len(config.team_bots())} teams, {progress.total} games, "
                           f"{tournament_run.workers} workers (log: {path})", highlight=False)  # fmt: skip
-        runner = LocalRunner(tournament_run.workers, pin=pin)
+            console.print(f"  time: {config.time.control().describe()}; CPUs: {runner.pinning}\n  bots: {isolation}",
+                          highlight=False, markup=False)  # fmt: skip
         start = time.monotonic()
         try:
             with _progress_display(quiet) as update:
                 final = tournament_run.run(runner, on_record=lambda record, p: update(p, start), progress=progress)
         except KeyboardInterrupt:
-            errors.print(f"stopped; run 'arena run {file}' again to resume where it stopped", markup=False)
+            again = _command_line("arena", "run", str(file), *(["--name", name] if name else []),
+                                  *(["--db", db] if db != DEFAULT_DB else []))  # fmt: skip
+            errors.print(f"stopped; run '{again}' again to resume where it stopped", markup=False)
             raise typer.Exit(130) from None
         finally:
             logging.getLogger("arena").removeHandler(handler)
         if not quiet:
             elapsed = time.monotonic() - start
-            console.print(f"Finished: {final.done} games, {final.forfeits} forfeits, {elapsed:.1f} s in this run. "
-                          f"See 'arena leaderboard {config.name}'.", highlight=False, markup=False)  # fmt: skip
+            replays = f", {final.replays} replayed for an overloaded machine" if final.replays else ""
+            console.print(f"Finished: {final.done} games, {final.forfeits} forfeits{replays}, {elapsed:.1f} s in this "
+                          f"run. See 'arena leaderboard {config.name}'.", highlight=False, markup=False)  # fmt: skip
+            for reason in final.void_reasons[:5]:
+                console.print(f"  replayed: {reason}", highlight=False, markup=False)
+
+
+def _isolation() -> str:
+    """How bots are kept apart and measured on this system, in one line."""
+    from arena.cgroups import support
+
+    found = support()
+    if found is None:
+        return "no control groups here: process groups, /proc scans and a child subreaper"
+    return found.describe()
+
+
+def _command_line(*words: str) -> str:
+    """``words`` as a shell would need them typed."""
+    import shlex
+
+    return " ".join(shlex.quote(word) for word in words)
 
 
 class _progress_display:

@@ -28,7 +28,7 @@ def play(
     """Play a game against a bot; type 'help' at the prompt for the commands."""
     from arena.botspec import BotSpec
     from arena.games import get_game
-    from arena.match import TimeControl
+    from arena.job import TimeControl
     from arena.play import play_against, symbol
     from arena.store import Bot
     from arena.tournament import bot_row

@@ -1,4 +1,4 @@
-"""The time a player has for one move."""
+"""The time a player has for one move, on the clock it is timed by."""
 
 from __future__ import annotations
 
@@ -9,27 +9,34 @@ import time
 class Clock:
     """How long a bot may think about the current move.
 
-    ``limit`` is the per-move limit in seconds (``None``: no limit); ``deadline`` is when it
-    runs out on the ``time.monotonic()`` clock of the bot's own process. A bot should answer
-    before ``remaining()`` reaches zero: the harness kills it a small margin after that.
+    ``limit`` is this move's limit in seconds (``None``: no limit), its bank included;
+    ``kind`` is ``wall`` (elapsed time) or ``cpu`` (the CPU time of this process, all its
+    threads); ``now()`` reads that clock and ``deadline`` is when the limit runs out on it;
+    ``bank`` is what the bot's game bank held before this move (``None``: no bank). A bot
+    should answer before ``remaining()`` reaches zero: the harness stops it a small margin
+    after that.
     """
 
-    __slots__ = ("limit", "deadline")
+    __slots__ = ("limit", "deadline", "kind", "now", "bank")
 
-    def __init__(self, limit: float | None = None, start: float | None = None) -> None:
+    def __init__(self, limit: float | None = None, start: float | None = None, kind: str = "wall",
+                 bank: float | None = None) -> None:  # fmt: skip
         self.limit = limit
+        self.kind = kind
+        self.now = time.process_time if kind == "cpu" else time.monotonic
+        self.bank = bank
         if limit is None:
             self.deadline = math.inf
         else:
-            self.deadline = (time.monotonic() if start is None else start) + limit
+            self.deadline = (self.now() if start is None else start) + limit
 
     def remaining(self) -> float:
         """Seconds left for this move (``inf`` without a limit)."""
-        return self.deadline - time.monotonic()
+        return self.deadline - self.now()
 
     def expired(self) -> bool:
         """Whether the time for this move is up."""
-        return time.monotonic() >= self.deadline
+        return self.now() >= self.deadline
 
     def __repr__(self) -> str:
-        return f"Clock(limit={self.limit!r}, remaining={self.remaining():.3f})"
+        return f"Clock(limit={self.limit!r}, kind={self.kind!r}, remaining={self.remaining():.3f})"

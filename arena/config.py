@@ -11,7 +11,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import (
@@ -26,6 +26,9 @@ from pydantic import (
 
 from arena.errors import ArenaError
 from arena.games import GameParameterError, UnknownGameError, get_game
+
+if TYPE_CHECKING:
+    from arena.job import TimeControl
 
 
 class ConfigError(ArenaError):
@@ -88,14 +91,46 @@ class GameDef(Strict):
 
 
 class TimeDef(Strict):
+    """The time control (``job.TimeControl``): per move, a bank with an increment, or both;
+    on the wall or the CPU clock."""
+
     move: float | None = Field(1.0, gt=0, description="seconds a move; null for no limit")
+    bank: float | None = Field(None, gt=0, description="seconds a seat has for the game beyond its moves' own")
+    increment: float = Field(0.0, ge=0, description="seconds added to the bank after each move")
+    clock: Literal["wall", "cpu"] = "wall"
     grace: float = Field(0.05, ge=0, le=60)
     startup: float = Field(10.0, gt=0)
+    backstop: float = Field(3.0, ge=1, le=100, description="cpu clock: a move's wall time at most this times its limit")
+    on_overload: Literal["replay", "forfeit"] = "replay"
+    max_replays: int = Field(3, ge=0, le=100)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bank_alone(cls, data: Any) -> Any:
+        """A bank without a per-move time means a chess clock: no per-move allowance."""
+        if isinstance(data, dict) and data.get("bank") is not None and "move" not in data:
+            return {**data, "move": None}
+        return data
+
+    @model_validator(mode="after")
+    def _increment_needs_bank(self) -> TimeDef:
+        if self.increment and self.bank is None:
+            raise ValueError("increment needs a bank (time: {bank: 60, increment: 1})")
+        return self
+
+    def control(self) -> TimeControl:
+        """The time control every game of the tournament is played under."""
+        from arena.job import TimeControl
+
+        return TimeControl(move=self.move, bank=self.bank, increment=self.increment, clock=self.clock,
+                           grace=self.grace, startup=self.startup, backstop=self.backstop,
+                           on_overload=self.on_overload, max_replays=self.max_replays)  # fmt: skip
 
 
 class LimitsDef(Strict):
     memory_mb: int | None = Field(1024, ge=16)
     file_size_mb: int | None = Field(16, ge=0)
+    processes: int | None = Field(256, ge=1, le=100_000, description="processes and threads a bot may have at once")
 
 
 class RatingDef(Strict):

@@ -1,9 +1,16 @@
 """The host program that runs a Python bot module as a bot process.
 
-``python -m arena.host [--path DIR] TARGET [PARAMS_JSON]`` (started through arena/sandbox.py) speaks the line protocol of
-docs/protocol.md on its stdin/stdout for the bot module ``TARGET`` (a dotted module name or a
-``.py`` path). The protocol keeps the process's real stdout to itself: anything the bot prints,
-from Python or C, goes to stderr, which the harness captures.
+``python -m arena.host [--path DIR] [--warm-up GAME_JSON] TARGET [PARAMS_JSON]`` (started
+through arena/sandbox.py) speaks the line protocol of docs/protocol.md on its stdin/stdout for
+the bot module ``TARGET`` (a dotted module name or a ``.py`` path). The protocol keeps the
+process's real stdout to itself: anything the bot prints, from Python or C, goes to stderr,
+which the harness captures.
+
+With ``--warm-up`` the host loads the bot and calls its module's ``warm_up(game, **params)``
+(if it has one) before it reads its first request: whatever the bot builds on first use
+(imports, tables, caches, the first allocation of a tree) is built then, within the bot's
+startup time, not in its first timed moves. The built-in bots play a few moves against
+themselves there (``bots.common.rehearse``).
 """
 
 from __future__ import annotations
@@ -70,7 +77,24 @@ class Host:
                 "games": list(getattr(self.module, "GAMES", []) or []),
                 "parameters": sorted(params) if isinstance(params, dict) else None}  # fmt: skip
 
-    def move(self, message: dict[str, Any], received: float) -> dict[str, Any]:
+    def warm_up(self, spec: dict[str, Any]) -> None:
+        """Load the bot and call its module's ``warm_up(game, **params)``, if it has one (the
+        built-in bots play a few moves against themselves), before the first request. A failure
+        is only noted here: the real game will show it."""
+        from arena.games import get_game_from_spec
+        from arena.loader import load_module
+
+        try:
+            game = get_game_from_spec(spec)
+            if self.module is None:
+                self.module = load_module(self.target)
+            hook = getattr(self.module, "warm_up", None)
+            if callable(hook):
+                hook(game, **self.params)
+        except Exception as error:  # noqa: BLE001 - the bot's own error shows in its games
+            sys.stderr.write(f"arena host: warming up failed: {type(error).__name__}: {error}\n")
+
+    def move(self, message: dict[str, Any], received: tuple[float, float]) -> dict[str, Any]:
         from arena.clock import Clock
 
         game, observe = self.game, getattr(self.bot, "observe", None)
@@ -81,7 +105,9 @@ class Host:
             self.state = self.state.play(move)
         if message.get("ply", self.state.ply) != self.state.ply:
             raise RuntimeError(f"out of step: harness at ply {message['ply']}, host at {self.state.ply}")
-        move = self.bot.move(self.state, Clock(message.get("time"), start=received))
+        kind = "cpu" if message.get("clock") == "cpu" else "wall"
+        clock = Clock(message.get("time"), start=received[kind == "cpu"], kind=kind, bank=message.get("bank"))
+        move = self.bot.move(self.state, clock)
         if type(move) is not int:
             raise TypeError(f"move() returned {move!r}, not a move (an int of the game's encoding)")
         text = game.format_move(move)
@@ -100,7 +126,7 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
     """Answer protocol messages from ``fd_in`` on ``fd_out`` until ``quit`` or end of input."""
     stream = os.fdopen(fd_in, "rb", buffering=1 << 16)
     for line in stream:
-        received = time.monotonic()
+        received = (time.monotonic(), time.process_time())
         message = json.loads(line)
         kind = message.get("type")
         try:
@@ -122,6 +148,7 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m arena.host")
     parser.add_argument("--path", action="append", default=[], help="folder to import bots from")
+    parser.add_argument("--warm-up", help="warm the bot up for this game (JSON: name, params) first")
     parser.add_argument("target")
     parser.add_argument("params", nargs="?", default="{}")
     options = parser.parse_args(argv)
@@ -132,7 +159,10 @@ def main(argv: list[str] | None = None) -> None:
     protocol_out = os.dup(1)
     os.dup2(2, 1)  # prints, even from C code, go to stderr
     sys.stdout = sys.stderr
-    serve(Host(options.target, json.loads(options.params)), 0, protocol_out)
+    host = Host(options.target, json.loads(options.params))
+    if options.warm_up:
+        host.warm_up(json.loads(options.warm_up))
+    serve(host, 0, protocol_out)
 
 
 if __name__ == "__main__":

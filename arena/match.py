@@ -7,31 +7,20 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from arena.games import Game, Outcome
-from arena.process import BotFault
-from arena.records import GameRecord, MoveRecord, Termination
-
-
-@dataclass(frozen=True, slots=True)
-class TimeControl:
-    """Per-move limits: ``move`` seconds a move (``None``: none), answered within ``grace``
-    more (covers the pipe and the scheduler), ``startup`` seconds to start and load."""
-
-    move: float | None = 1.0
-    grace: float = 0.05
-    startup: float = 10.0
-
-    def deadline(self, limit: float | None) -> float | None:
-        """How long the harness waits for a reply to a request with time ``limit``."""
-        return None if limit is None else limit + self.grace
+from arena.job import SeatClock, TimeControl
+from arena.records import BotFault, GameRecord, MoveRecord, Overloaded, Termination
 
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """A player's answer to a move request, with the time it took."""
+    """A player's answer to a move request, with what it cost: ``wall`` and ``cpu`` seconds,
+    ``waited`` seconds kept from a CPU by other programs, and ``charged`` seconds of its clock."""
 
     text: str
     wall: float
-    cpu: float | None
+    cpu: float | None = None
+    waited: float = 0.0
+    charged: float = 0.0
 
 
 class Resigned(Exception):
@@ -61,8 +50,15 @@ class Player(ABC):
         the next request's ``unseen`` holds every move played so far."""
 
     @abstractmethod
-    def request_move(self, state, unseen: list[str], clock: TimeControl) -> Reply:
-        """The player's move in ``state``; ``unseen`` are the moves since it last moved."""
+    def request_move(self, state, unseen: list[str], clock: SeatClock) -> Reply:
+        """The player's move in ``state`` under its ``clock``; ``unseen`` are the moves since it
+        last moved."""
+
+    #: the clock this player is timed by whatever the time control says (``None``: its clock)
+    clock_kind: str | None = None
+
+    def check_off_turn(self) -> None:
+        """While the other player thinks: ``BotFault`` if this one used CPU it may not have."""
 
     def check_game_end(self) -> None:
         """The game was played to its end: a last look at what the player did since its last
@@ -89,6 +85,33 @@ def _take_back(game: Game, record: GameRecord, seat: int):
     return game.replay([m.move for m in record.moves])
 
 
+class _Forfeit(Exception):
+    """``seat`` broke a rule (``fault``)."""
+
+    def __init__(self, seat: int, fault: BotFault) -> None:
+        self.seat = seat
+        self.fault = fault
+
+
+class _Void(Exception):
+    """``seat`` could not be timed: the machine was too busy (``reason``)."""
+
+    def __init__(self, seat: int, reason: Overloaded) -> None:
+        self.seat = seat
+        self.reason = reason
+
+
+def _as(seat: int, call, *args):
+    """``call(*args)`` on behalf of ``seat``: a ``BotFault`` or ``Overloaded`` it raises is
+    that seat's."""
+    try:
+        return call(*args)
+    except BotFault as fault:
+        raise _Forfeit(seat, fault) from None
+    except Overloaded as reason:
+        raise _Void(seat, reason) from None
+
+
 def play_game(
     game: Game,
     players: tuple[Player, Player],
@@ -96,49 +119,62 @@ def play_game(
     clock: TimeControl,
     game_id: int = 0,
 ) -> GameRecord:
-    """Play one game to its end or a forfeit, and return its record."""
+    """Play one game to its end, a forfeit or a void (the machine was too busy), and return
+    its record. A seat that times out while its opponent used CPU it may not have (off its
+    turn) does not lose: the opponent forfeits."""
     record = GameRecord(game_id, started_at=time.time())
     state = game.initial_state()
     unseen: tuple[list[str], list[str]] = ([], [])
-    seat = 0
+    clocks = (clock.seat(players[0].clock_kind), clock.seat(players[1].clock_kind))
+    outcome: Outcome | None = None
     try:
-        for player in players:
-            player.launch(game)
         for seat, player in enumerate(players):
-            player.start_game(game, seat, seeds[seat], clock)
+            _as(seat, player.launch, game)
+        for seat, player in enumerate(players):
+            _as(seat, player.start_game, game, seat, seeds[seat], clock)
         while not state.is_terminal:
             seat = state.to_move
             try:
-                reply = players[seat].request_move(state, unseen[seat], clock)
+                reply = _as(seat, players[seat].request_move, state, unseen[seat], clocks[seat])
             except TakeBack:
                 state = _take_back(game, record, seat)
                 texts = [m.move for m in record.moves]
                 for other, player in enumerate(players):
-                    player.start_game(game, other, seeds[other], clock)
+                    _as(other, player.start_game, game, other, seeds[other], clock)
                     unseen[other][:] = texts
                 continue
+            except _Forfeit as forfeit:
+                if forfeit.fault.termination is Termination.TIMEOUT:
+                    _as(1 - seat, players[1 - seat].check_off_turn)  # its CPU slowed the mover: its fault
+                raise
             unseen[seat].clear()
             try:
                 move = game.parse_move(reply.text)
                 state = state.play(move)
             except ValueError as error:
-                raise BotFault(Termination.ILLEGAL_MOVE, str(error)) from None
+                raise _Forfeit(seat, BotFault(Termination.ILLEGAL_MOVE, str(error))) from None
+            clocks[seat].spend(reply.charged)
             text = game.format_move(move)
             record.moves.append(MoveRecord(seat, text, round(reply.wall * 1000, 3),
-                                           None if reply.cpu is None else round(reply.cpu * 1000, 3)))  # fmt: skip
+                                           None if reply.cpu is None else round(reply.cpu * 1000, 3),
+                                           round(reply.waited * 1000, 3)))  # fmt: skip
             unseen[1 - seat].append(text)
         for seat, player in enumerate(players):  # a rule broken after the last move still forfeits
-            player.check_game_end()
+            _as(seat, player.check_game_end)
         outcome = state.outcome
-    except BotFault as fault:
-        outcome = state.forfeit_outcome(seat)
-        record.termination, record.offender, record.detail = fault.termination, seat, fault.detail
+    except _Forfeit as forfeit:
+        outcome = state.forfeit_outcome(forfeit.seat)
+        record.termination, record.offender, record.detail = forfeit.fault.termination, forfeit.seat, forfeit.fault.detail
+    except _Void as void:
+        where = f"at ply {state.ply + 1}" if state.ply or record.moves else "at its start"
+        record.voided = f"{players[void.seat].name} (seat {void.seat}) {where}: {void.reason}"
+        outcome = Outcome(None)
     except Resigned:
-        outcome = state.forfeit_outcome(seat)
-        record.termination, record.offender = Termination.RESIGNATION, seat
+        outcome = state.forfeit_outcome(state.to_move)
+        record.termination, record.offender = Termination.RESIGNATION, state.to_move
     except Abandoned:
         outcome = Outcome(None)
-        record.termination, record.offender = Termination.ABORTED, seat
+        record.termination, record.offender = Termination.ABORTED, state.to_move
     record.winner = outcome.winner
     record.points = outcome.points
     for seat, player in enumerate(players):

@@ -16,11 +16,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.botspec import BotSpec
 from arena.games import Game, IllegalMoveError, MoveSyntaxError
-from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, TimeControl, play_game
-from arena.records import GameRecord
+from arena.job import SeatClock, TimeControl, derive_seed
+from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, play_game
+from arena.records import GameRecord, Termination
 from arena.store import Bot, Entry, Tournament, save_record
 from arena.store import Game as GameRow
-from arena.worker import BotPlayer, derive_seed
+from arena.worker import GameWorker
 
 SYMBOLS = {"tictactoe": "xo", "uttt": "xo", "xtreme": "xo", "othello": "bw"}
 HELP = """commands: a move in the game's notation, or
@@ -60,7 +61,7 @@ class HumanPlayer(Player):
             self.moves, self.own_moves = [], 0
         self.taking_back = False
 
-    def request_move(self, state, unseen: list[str], clock: TimeControl) -> Reply:
+    def request_move(self, state, unseen: list[str], clock: SeatClock) -> Reply:
         game = self.game
         assert game is not None
         if self.moves[len(self.moves) - len(unseen):] != unseen or len(unseen) > state.ply:
@@ -108,7 +109,7 @@ class HumanPlayer(Player):
                 self.own_moves += 1
                 played = game.format_move(move)
                 self.moves.append(played)
-                return Reply(played, time.monotonic() - start, None)
+                return Reply(played, time.monotonic() - start)
 
     def show_moves(self, state, every: bool = False) -> None:
         game = self.game
@@ -126,14 +127,15 @@ class HumanPlayer(Player):
             return f"no hint: {error}"
 
 
-def bot_hint(spec: BotSpec, game: Game, seat: int, clock: TimeControl) -> Callable[[object, list[str]], str]:
+def bot_hint(worker: GameWorker, spec: BotSpec, game: Game, seat: int,
+             clock: TimeControl) -> Callable[[object, list[str]], str]:  # fmt: skip
     """A hint source: a fresh process of the bot, put in the person's seat and position."""
 
     def hint(state, moves: list[str]) -> str:
-        helper = BotPlayer(spec)
+        helper = worker.player(spec)
         try:
             helper.start_game(game, seat, random.randrange(1 << 62), clock)
-            return helper.request_move(state, moves, clock).text
+            return helper.request_move(state, moves, clock.seat()).text
         finally:
             helper.close()
 
@@ -184,13 +186,16 @@ def play_against(sessions: sessionmaker[Session], game: Game, bot: Bot, spec: Bo
     with sessions.begin() as session:
         game_id = prepare_game(session, game, bot, human_seat)
         seed = session.get(GameRow, game_id).seed
-    human = HumanPlayer(stdin, stdout, hint=bot_hint(spec, game, human_seat, clock))
-    opponent = BotPlayer(spec)
-    players = (human, opponent) if human_seat == 0 else (opponent, human)
-    try:
-        record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), clock, game_id)
-    finally:
-        opponent.close()
+    with GameWorker() as worker:
+        human = HumanPlayer(stdin, stdout, hint=bot_hint(worker, spec, game, human_seat, clock))
+        opponent = worker.player(spec)
+        players = (human, opponent) if human_seat == 0 else (opponent, human)
+        try:
+            record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), clock, game_id)
+        finally:
+            opponent.close()
+    if record.voided is not None:  # nobody to play it again with: it ends without a result
+        record.termination, record.detail = Termination.ABORTED, record.voided
     with sessions.begin() as session:
         save_record(session, record)
     return record

@@ -1,9 +1,16 @@
 """A bot process seen from the harness: started, fed, timed and killed from outside.
 
-Nothing the process sends is trusted: a reply must come as one line within the deadline, no
-longer than ``protocol.MAX_LINE``; anything else is a ``BotFault`` naming the termination.
-What the process started is found through /proc (Linux): its children, and everything below
-them, are killed with it even when they left its process group.
+Nothing the process sends is trusted: a reply must come as one line within its time, no longer
+than ``protocol.MAX_LINE``; anything else is a ``BotFault`` naming the termination.
+
+Time is measured fairly on a busy machine. Every request is timed by its wall time, the CPU time
+of all the bot's processes, and the time the bot (or the harness waiting for it) was ready to
+run but kept from a CPU by other programs (``Usage``). A ``Limit`` charges a bot the wall time
+less that wait (``wall`` clock) or its CPU time (``cpu`` clock, with a wall-time backstop), and
+a request the machine kept from running for many times its limit is ``Overloaded``: nobody's
+fault. The bot's processes are found, measured and killed through its control group
+(``arena/cgroups.py``) where the system has them, else through ``/proc`` (Linux): its children,
+and everything below them, die with it even when they left its process group.
 """
 
 from __future__ import annotations
@@ -18,26 +25,21 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from arena import protocol
+from arena.cgroups import Cgroup
+from arena.job import OVERLOAD_EXTRA, OVERLOAD_FACTOR, ClockKind
 from arena.launcher import Forked, Launcher, LaunchError
-from arena.records import Termination
+from arena.records import BotFault, Overloaded, Termination
 
 #: how much of a bot's stderr is kept (the tail)
 STDERR_TAIL = 8 * 1024
 #: seconds a bot's full input pipe may stay full before the bot counts as not reading it
 SEND_TIMEOUT = 1.0
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-
-
-class BotFault(Exception):
-    """A bot broke a rule: the game is forfeited with ``termination`` and ``detail``."""
-
-    def __init__(self, termination: Termination, detail: str) -> None:
-        super().__init__(detail)
-        self.termination = termination
-        self.detail = detail
 
 
 def _read_proc(path: str) -> bytes | None:
@@ -159,10 +161,6 @@ class StderrTail:
 #: call, or after import, which the off-turn CPU check (worker.py) would count against the bot
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
-#: the pids of the bot processes this process started and has not closed: any other child
-#: of a worker (a subreaper) is something a bot left behind
-STARTED: set[int] = set()
-
 SIGNAL_TERMINATIONS = {
     signal.SIGXFSZ: (Termination.RESOURCE_LIMIT, "file size limit exceeded"),
     signal.SIGXCPU: (Termination.RESOURCE_LIMIT, "CPU time limit exceeded"),
@@ -175,15 +173,160 @@ def bot_environment(home: str) -> dict[str, str]:
             "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", **ONE_THREAD}  # fmt: skip
 
 
+def in_namespace(pid: int, namespace: str) -> bool:
+    """Whether process ``pid`` is in the user namespace ``namespace`` (``user:[N]``) or in one
+    nested below it (a bot's helper that made a namespace of its own is still the bot's)."""
+    try:
+        fd = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        for _ in range(32):  # the kernel nests user namespaces at most 32 deep
+            if f"user:[{os.fstat(fd).st_ino}]" == namespace:
+                return True
+            try:
+                parent = _ioctl_parent(fd)
+            except OSError:
+                return False
+            os.close(fd)
+            fd = parent
+        return False
+    finally:
+        os.close(fd)
+
+
+def _ioctl_parent(fd: int) -> int:
+    """The namespace above the one ``fd`` refers to (``NS_GET_PARENT``), as a new descriptor."""
+    import fcntl
+
+    return fcntl.ioctl(fd, 0xB702)
+
+
+class _Schedstat:
+    """Reads how long a thread waited to run: the second field of ``/proc/.../schedstat``, in
+    nanoseconds (Linux, ``CONFIG_SCHED_INFO``), through a descriptor kept open."""
+
+    def __init__(self, path: str) -> None:
+        try:
+            self.fd: int | None = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self.fd = None
+
+    def waited(self) -> float:
+        if self.fd is None:
+            return 0.0
+        try:
+            return int(os.pread(self.fd, 128, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+_own: tuple[int, _Schedstat] | None = None
+
+
+def harness_waited() -> float:
+    """Seconds this thread of the harness waited for a CPU so far (its own reading per process:
+    a forked worker must not read its parent's)."""
+    global _own
+    if _own is None or _own[0] != os.getpid():
+        _own = (os.getpid(), _Schedstat("/proc/thread-self/schedstat"))
+    return _own[1].waited()
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What one stretch of a bot's time cost: ``wall`` seconds, ``cpu`` seconds of all its
+    processes (``None``: unknown), and ``waited`` seconds in which it (or the harness, to read
+    its reply) was ready to run but kept from a CPU by other programs."""
+
+    wall: float
+    cpu: float | None
+    waited: float
+
+    def charged(self, clock: ClockKind) -> float:
+        """The seconds of ``clock`` the bot is charged: its CPU time, or the wall time less
+        what it waited for a CPU."""
+        if clock == "cpu" and self.cpu is not None:
+            return self.cpu
+        return max(0.0, self.wall - self.waited)
+
+    def describe(self) -> str:
+        cpu = "" if self.cpu is None else f", {self.cpu:.3f} s of CPU"
+        return f"{self.wall:.3f} s elapsed{cpu}, {self.waited:.3f} s waiting for a CPU"
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """How long a request may take: ``seconds`` of ``clock`` time plus ``grace``. With the
+    ``cpu`` clock the wall time less the wait for a CPU may be at most ``backstop`` times
+    ``seconds`` (plus grace): a sleeping bot uses no CPU. A request still unanswered after
+    ``OVERLOAD_FACTOR`` times its time of wall time, the bot not having been charged its
+    limit, is ``Overloaded`` if ``overload`` says so, else a timeout."""
+
+    seconds: float
+    clock: ClockKind = "wall"
+    grace: float = 0.05
+    backstop: float = 3.0
+    overload: bool = True
+
+    @property
+    def total(self) -> float:
+        return self.seconds + self.grace
+
+    def first_check(self, cpus: int) -> float:
+        """Wall seconds before which the request cannot be late."""
+        return self.total / max(1, cpus) if self.clock == "cpu" else self.total
+
+    def judge(self, usage: Usage, cpus: int) -> float:
+        """Seconds to wait before looking again; ``BotFault`` (a timeout) or ``Overloaded``."""
+        charged = usage.charged(self.clock)
+        if charged >= self.total:
+            raise BotFault(Termination.TIMEOUT, self.late(usage))
+        left = [(self.total - charged) / (max(1, cpus) if self.clock == "cpu" else 1)]
+        if self.clock == "cpu":
+            awake = usage.wall - usage.waited
+            limit = self.backstop * self.seconds + self.grace
+            if awake >= limit:
+                raise BotFault(Termination.TIMEOUT, f"no reply within {limit:.3f} s of wall time (the backstop of "
+                                                    f"the cpu clock: {self.backstop:g} x {self.seconds:.3f} s + grace; "
+                                                    f"{usage.describe()})")  # fmt: skip
+            left.append(limit - awake)
+        cap = OVERLOAD_FACTOR * self.total + OVERLOAD_EXTRA
+        if usage.wall >= cap:
+            detail = (f"the machine was too busy to time it: after {usage.wall:.3f} s it had been charged only "
+                      f"{charged:.3f} s of its {self.total:.3f} s ({usage.describe()})")  # fmt: skip
+            if self.overload:
+                raise Overloaded(detail)
+            raise BotFault(Termination.TIMEOUT, detail)
+        left.append(cap - usage.wall)
+        return max(0.001, min(left))
+
+    def late(self, usage: Usage) -> str:
+        """The detail of a reply that came, or did not come, too late."""
+        return (f"no reply within {self.seconds:.3f} s + {self.grace:.3f} s grace of {self.clock} time "
+                f"({usage.describe()})")  # fmt: skip
+
+
 class BotProcess:
-    """One running bot: its own process group, working folder and scrubbed environment."""
+    """One running bot: its own process group (and control group, ``cgroup``), working folder
+    and scrubbed environment. ``registry``: the set of pids its worker started, which it joins
+    until it is closed."""
 
     def __init__(self, argv: Sequence[str], label: str, env: dict[str, str] | None = None,
-                 fork: tuple[Launcher, list[str], dict] | None = None) -> None:  # fmt: skip
+                 fork: tuple[Launcher, list[str], dict] | None = None, cgroup: Cgroup | None = None,
+                 registry: set[int] | None = None, memory_mb: int | None = None) -> None:  # fmt: skip
         """Start ``argv``, or with ``fork`` (a launcher, the host's arguments, the sandbox's
         settings) fork the Python bot from the warm launcher; ``LaunchError`` if it cannot."""
         self.argv = list(argv)
         self.label = label
+        self.cgroup = cgroup
+        self.memory_mb = memory_mb
+        self.registry = registry if registry is not None else set()
         self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
         environment = {**bot_environment(self.workdir), **(env or {})}
         if fork is not None:
@@ -214,25 +357,60 @@ class BotProcess:
         self._poll.register(self._err, select.POLLIN)
         self._buffer = bytearray()
         self._clock = cpu_clock(self.pid)
+        self._schedstat = _Schedstat(f"/proc/{self.pid}/schedstat")
         self.stderr = StderrTail(self._err)
         self.killed_by_us = False
         self._namespace: str | None = None
-        STARTED.add(self.pid)
+        try:
+            self._cpus = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            self._cpus = os.cpu_count() or 1
+        self.registry.add(self.pid)
+
+    # -- measuring -----------------------------------------------------------------------
 
     def cpu_time(self) -> float | None:
-        """CPU seconds the process has used so far, or ``None`` if it cannot be read."""
+        """CPU seconds used so far by the bot and every process it started (its control group's;
+        without one: its own, its waited-for children's and its running descendants'), or
+        ``None`` if it cannot be read."""
+        if self.cgroup is not None:
+            return self.cgroup.cpu()
         if self._clock is None:
             return None
         try:
-            return time.clock_gettime(self._clock)
+            own = time.clock_gettime(self._clock)
         except OSError:
             return None
+        ticks = _stat_ticks(self.pid, children=True)
+        below = child_pids(self.pid, every_thread=True)
+        if below:
+            ticks += sum(_stat_ticks(pid) for pid in descendants(self.pid))
+        return own + ticks / _TICK
+
+    def waited(self) -> float:
+        """Seconds the bot was ready to run but kept from a CPU, so far (its control group's
+        "full" CPU pressure; without one, its main thread's wait)."""
+        if self.cgroup is not None:
+            found = self.cgroup.starved()
+            if found is not None:
+                return found
+        return self._schedstat.waited()
+
+    def _mark(self) -> tuple[float, float | None, float]:
+        return time.monotonic(), self.cpu_time(), self.waited() + harness_waited()
+
+    def _since(self, mark: tuple[float, float | None, float]) -> Usage:
+        wall, cpu, waited = self._mark()
+        return Usage(wall - mark[0], None if cpu is None or mark[1] is None else cpu - mark[1], waited - mark[2])
 
     def children(self, every_thread: bool = False) -> list[int]:
-        """The processes this bot started that are still running (only those of its main
-        thread unless ``every_thread``: one read of /proc, some 5 µs)."""
+        """The processes this bot started that are still running: every other process of its
+        control group, or without one those of its main thread (``every_thread``: of all its
+        threads); one read, some 5 µs."""
         if self.proc.returncode is not None:  # reaped: its pid may belong to another process now
             return []
+        if self.cgroup is not None:
+            return [pid for pid in self.cgroup.pids() if pid != self.pid and running(pid)]
         return [pid for pid in child_pids(self.pid, every_thread) if running(pid)]
 
     def namespace(self) -> str | None:
@@ -243,6 +421,8 @@ class BotProcess:
             if found is not None and found != user_namespace("self"):
                 self._namespace = found
         return self._namespace
+
+    # -- talking -------------------------------------------------------------------------
 
     def send(self, data: bytes) -> None:
         """Write one protocol line; a process that is gone, or that leaves its input pipe full
@@ -268,10 +448,27 @@ class BotProcess:
             writable.register(self._in, select.POLLOUT)
             writable.poll(max(1, int((deadline - now) * 1000)))
 
-    def receive(self, timeout: float | None) -> bytes:
-        """The next line the bot writes, waiting at most ``timeout`` seconds."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+    def exchange(self, data: bytes, limit: Limit | None) -> tuple[bytes, Usage]:
+        """Send a request and wait for its reply line under ``limit`` (``None``: no limit); the
+        line and what the request cost. A reply charged more than its limit (a bot with several
+        threads on the cpu clock) is late too."""
+        mark = self._mark()
+        self.send(data)
+        line = self._receive(limit, mark)
+        usage = self._since(mark)
+        if limit is not None and usage.charged(limit.clock) > limit.total:
+            self.kill()
+            raise BotFault(Termination.TIMEOUT, limit.late(usage))
+        return line, usage
+
+    def receive(self, timeout: float | Limit | None) -> bytes:
+        """The next line the bot writes, within ``timeout`` (seconds of wall time, or a ``Limit``)."""
+        limit = Limit(timeout, grace=0.0) if isinstance(timeout, (int, float)) else timeout
+        return self._receive(limit, self._mark())
+
+    def _receive(self, limit: Limit | None, mark: tuple[float, float | None, float]) -> bytes:
         buffer = self._buffer
+        check = None if limit is None else mark[0] + limit.first_check(self._cpus)
         while True:
             end = buffer.find(b"\n")
             if end > protocol.MAX_LINE or (end < 0 and len(buffer) > protocol.MAX_LINE):
@@ -282,14 +479,17 @@ class BotProcess:
                 del buffer[: end + 1]
                 self.stderr.drain()  # what it wrote before answering belongs to this move
                 return line
-            if deadline is None:
+            if check is None:
                 wait = -1
             else:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    self.kill()
-                    raise BotFault(Termination.TIMEOUT, f"no reply within {timeout:.3f} s")
-                wait = max(1, int(left * 1000 + 0.999))
+                now = time.monotonic()
+                if now >= check:
+                    try:
+                        check = now + limit.judge(self._since(mark), self._cpus)
+                    except (BotFault, Overloaded):
+                        self.kill()
+                        raise
+                wait = max(1, int((check - now) * 1000 + 0.999))
             for fd, _ in self._poll.poll(wait):
                 if fd == self._err:
                     self.stderr.drain()
@@ -311,6 +511,10 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             self.kill()
             return BotFault(Termination.PROTOCOL_ERROR, f"{what} but kept running")
+        if self.cgroup is not None and self.cgroup.oom_kills():
+            limit = f" of {self.memory_mb} MB" if self.memory_mb else ""
+            return BotFault(Termination.RESOURCE_LIMIT, f"memory limit{limit} exceeded by its processes together "
+                                                        "(shared memory included): killed by the kernel")  # fmt: skip
         if code < 0:
             sig = signal.Signals(-code)
             if sig in SIGNAL_TERMINATIONS:
@@ -319,14 +523,19 @@ class BotProcess:
             return BotFault(Termination.CRASH, f"killed by {sig.name}")
         return BotFault(Termination.CRASH, f"exited with status {code}")
 
+    # -- ending --------------------------------------------------------------------------
+
     def alive(self) -> bool:
         """Whether the process is still running."""
         return self.proc.poll() is None
 
     def kill(self) -> None:
-        """Kill the whole process group now, and every process below the bot that left the
-        group (``setsid``), then reap the bot."""
+        """Kill the bot and everything it started, now: its control group at once; without
+        one, its process group and every process below the bot that left the group
+        (``setsid``). Then reap the bot."""
         self.killed_by_us = True
+        if self.cgroup is not None:
+            self.cgroup.kill()
         # Only while the bot is not reaped is its pid surely its own (a zombie keeps it)
         below = descendants(self.pid) if self.proc.poll() is None else []
         try:
@@ -344,7 +553,8 @@ class BotProcess:
             pass
 
     def close(self) -> None:
-        """Ask the bot to quit, then kill what is left and remove its working folder."""
+        """Ask the bot to quit, then kill what is left and remove its working folder and its
+        control group."""
         if self.alive():
             try:
                 os.write(self._in, protocol.QUIT)
@@ -361,5 +571,21 @@ class BotProcess:
             self.proc.stderr.close()
         except OSError:
             pass
+        self._schedstat.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
-        STARTED.discard(self.pid)
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        self.registry.discard(self.pid)
+
+
+def _stat_ticks(pid: int, children: bool = False) -> int:
+    """Clock ticks of CPU in ``/proc/PID/stat``: the process's own (utime + stime), or
+    ``children``: those of its children it waited for (cutime + cstime); 0 if unreadable."""
+    data = _read_proc(f"/proc/{pid}/stat")
+    if not data:
+        return 0
+    fields = data.rsplit(b")", 1)[-1].split()
+    try:
+        return int(fields[13]) + int(fields[14]) if children else int(fields[11]) + int(fields[12])
+    except (IndexError, ValueError):
+        return 0

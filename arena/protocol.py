@@ -9,7 +9,10 @@ turns anything malformed into a ``ProtocolError`` with a short description.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.job import TimeControl
 
 VERSION = 1
 #: the longest line a bot may send; anything longer is a protocol error
@@ -25,15 +28,18 @@ def encode(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
-def new_game(game: dict[str, Any], seat: int, seed: int, move_time: float | None) -> bytes:
-    """Start a game: which game, which seat the bot plays, its seed and the per-move limit."""
-    return encode({"type": "new_game", "protocol": VERSION, "game": game, "seat": seat,
-                   "seed": seed, "move_time": move_time})  # fmt: skip
+def new_game(game: dict[str, Any], seat: int, seed: int, clock: TimeControl) -> bytes:
+    """Start a game: which game, which seat the bot plays, its seed and the time control."""
+    control = {"move": clock.move, "bank": clock.bank, "increment": clock.increment, "clock": clock.clock}
+    return encode({"type": "new_game", "protocol": VERSION, "game": game, "seat": seat, "seed": seed,
+                   "move_time": clock.move, "time_control": control})  # fmt: skip
 
 
-def move_request(ply: int, moves: list[str], time: float | None) -> bytes:
-    """Ask for a move: the moves played since the bot last heard, the ply now, time for it."""
-    return encode({"type": "move", "ply": ply, "moves": moves, "time": time})
+def move_request(ply: int, moves: list[str], time: float | None, clock: str = "wall",
+                 bank: float | None = None) -> bytes:  # fmt: skip
+    """Ask for a move: the moves played since the bot last heard, the ply now, the seconds of
+    ``clock`` time it has for this move (its bank included), and what is left in its bank."""
+    return encode({"type": "move", "ply": ply, "moves": moves, "time": time, "clock": clock, "bank": bank})
 
 
 def game_over(moves: list[str], winner: int | None, termination: str) -> bytes:

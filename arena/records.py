@@ -1,10 +1,11 @@
-"""What a played game leaves behind: its moves, timings, result and how it ended."""
+"""What a played game leaves behind: its moves, timings, result and how it ended; and the two
+ways a game can stop early: a bot's fault (``BotFault``) or a machine too busy to time it
+(``Overloaded``)."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
 
 
 class Termination(str, enum.Enum):
@@ -28,19 +29,36 @@ class Termination(str, enum.Enum):
 FORFEITS = tuple(t for t in Termination if t.is_forfeit)
 
 
+class BotFault(Exception):
+    """A bot broke a rule: the game is forfeited with ``termination`` and ``detail``."""
+
+    def __init__(self, termination: Termination, detail: str) -> None:
+        super().__init__(detail)
+        self.termination = termination
+        self.detail = detail
+
+
+class Overloaded(Exception):
+    """A bot could not be timed fairly: other programs kept it from a CPU for most of the time
+    its move took (``job.OVERLOAD_FACTOR``). Nobody's fault: the game is voided."""
+
+
 @dataclass(frozen=True, slots=True)
 class MoveRecord:
-    """One move: who played it, its notation, and the time it took."""
+    """One move: who played it, its notation, the time it took (wall and CPU), and how long of
+    that wall time the bot was ready to run but kept from a CPU by other programs."""
 
     seat: int
     move: str
     wall_ms: float
     cpu_ms: float | None
+    wait_ms: float | None = None
 
 
 @dataclass(slots=True)
 class GameRecord:
-    """A finished game as the worker hands it to the writer: plain data, picklable."""
+    """A game as the worker hands it to the writer: plain data, picklable. A ``voided`` game
+    (the reason) was stopped because the machine was overloaded, and is to be played again."""
 
     game_id: int
     moves: list[MoveRecord] = field(default_factory=list)
@@ -52,16 +70,4 @@ class GameRecord:
     stderr: tuple[str, str] = ("", "")
     started_at: float = 0.0
     finished_at: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record as JSON-ready data."""
-        return {
-            "game_id": self.game_id,
-            "moves": [[m.seat, m.move, m.wall_ms, m.cpu_ms] for m in self.moves],
-            "winner": self.winner,
-            "points": list(self.points) if self.points is not None else None,
-            "termination": self.termination.value,
-            "offender": self.offender,
-            "detail": self.detail,
-            "stderr": list(self.stderr),
-        }
+    voided: str | None = None

@@ -14,11 +14,13 @@ from arena import protocol
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
 from arena.games import GAMES, get_game
+from arena.job import TimeControl, derive_seed
 from arena.loader import is_path
-from arena.match import TimeControl, play_game
-from arena.process import BotFault
+from arena.match import play_game
+from arena.process import Limit
+from arena.records import BotFault, Overloaded
 from arena.store import Bot
-from arena.worker import BotPlayer, derive_seed
+from arena.worker import GameWorker
 
 RANDOM = BotSpec("random", "python", "bots.randombot")
 
@@ -27,32 +29,28 @@ class RegistrationError(ArenaError):
     """A bot that failed its checks and was not registered."""
 
 
-def describe(spec: BotSpec, timeout: float = 20.0) -> dict[str, Any]:
+def describe(worker: GameWorker, spec: BotSpec, timeout: float = 20.0) -> dict[str, Any]:
     """What the bot says of itself (description, games, parameters), asked in its own process."""
-    player = BotPlayer(spec)
+    process = worker.start_bot(spec, None)
     try:
-        from arena.process import BotProcess
-
-        player.process = BotProcess(spec.argv(), spec.name)
-        player.process.send(protocol.DESCRIBE)
-        line = player.process.receive(timeout)
+        line, _ = process.exchange(protocol.DESCRIBE, Limit(timeout, grace=0.0))
         message = protocol.parse_reply(line, "description")
         if message["type"] == "error":
             raise RegistrationError(f"bot {spec.target!r} cannot be loaded: {message['message']}")
         return message
-    except BotFault as fault:
-        tail = _own_lines(player.take_stderr())[-5:]
-        raise RegistrationError(f"bot {spec.target!r} did not start: {fault.detail}"
+    except (BotFault, Overloaded) as fault:
+        tail = _own_lines(process.stderr.take())[-5:]
+        raise RegistrationError(f"bot {spec.target!r} did not start: {fault}"
                                 + ("\n  " + "\n  ".join(tail) if tail else "")) from None  # fmt: skip
     except protocol.ProtocolError as error:
         raise RegistrationError(f"bot {spec.target!r} does not speak the protocol: {error}") from None
     finally:
-        player.close()
+        process.close()
 
 
-def smoke_game(spec: BotSpec, game_name: str, move_time: float) -> None:
+def smoke_game(worker: GameWorker, spec: BotSpec, game_name: str, move_time: float) -> None:
     """One game against the random bot, bot moving first; ``RegistrationError`` if it faults."""
-    players = (BotPlayer(spec), BotPlayer(RANDOM))
+    players = (worker.player(spec), worker.player(RANDOM))
     try:
         game = get_game(game_name)
         record = play_game(game, players, (derive_seed("smoke", 0), derive_seed("smoke", 1)),
@@ -60,6 +58,9 @@ def smoke_game(spec: BotSpec, game_name: str, move_time: float) -> None:
     finally:
         for player in players:
             player.close()
+    if record.voided is not None:
+        raise RegistrationError(f"smoke game of {game_name} against random: {record.voided}; try again when the "
+                                "machine is less busy")  # fmt: skip
     if record.offender is not None:
         who = "the bot" if record.offender == 0 else "the random opponent"
         tail = _own_lines(record.stderr[record.offender])[-8:]
@@ -91,15 +92,16 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
     name = name or _default_name(kind, target)
     spec = BotSpec(name, kind, target, json.dumps(params, sort_keys=True), python, str(base))
     description, claimed = "", None
-    if kind != "command":
-        info = describe(spec)
-        description, claimed = info.get("description", ""), info.get("games") or None
-    if not games:
-        games = [claimed[0]] if claimed else ["tictactoe"]
-    for game in games:
-        if claimed and game not in claimed:
-            raise RegistrationError(f"bot {name!r} does not play {game!r}; it plays {', '.join(claimed)}")
-        smoke_game(spec, game, move_time)
+    with GameWorker() as worker:
+        if kind != "command":
+            info = describe(worker, spec)
+            description, claimed = info.get("description", ""), info.get("games") or None
+        if not games:
+            games = [claimed[0]] if claimed else ["tictactoe"]
+        for game in games:
+            if claimed and game not in claimed:
+                raise RegistrationError(f"bot {name!r} does not play {game!r}; it plays {', '.join(claimed)}")
+            smoke_game(worker, spec, game, move_time)
     fields = {"kind": kind, "target": target, "params": spec.params, "python": python,
               "path": str(base), "code_hash": code_hash(kind, target, base)}  # fmt: skip
     with sessions.begin() as session:

@@ -1,30 +1,42 @@
-"""Where games run: a local pool of worker processes, behind a seam a distributed engine
-(Dask, Ray) can later fill. The caller gets records back and is the only one to store them.
+"""The local runner: games played in worker processes of this machine (``job.GameRunner``).
+The caller gets records back and is the only one to store them.
 
-A worker that dies mid-game (killed, crashed) is replaced and its game is played again. Each
-worker is a child subreaper: it ends whatever its bots left running (``worker.reap_strays``).
+Nothing of a run outlives it. Each worker (a ``GameWorker``) gets ``SIGTERM`` when the runner's
+process dies, however it dies, and then ends its bots; its bots die with it; the runner is a
+child subreaper, so what the bots of a worker that was killed had detached from themselves comes
+back to it, to be ended; where the system has control groups, every bot of a worker is in its
+worker's group, which the runner kills whole when the worker dies. A worker that dies mid-game
+is replaced and its game is played again.
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing
 import os
 import signal
+import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 
-from arena.errors import ArenaError
-from arena.records import GameRecord
 from arena.botspec import BotSpec
-from arena.worker import WARM_PROCESSES, GameJob, become_subreaper, run_game, warm_bots
+from arena.cgroups import Cgroup
+from arena.errors import ArenaError
+from arena.job import GameJob
+from arena.process import child_pids
+from arena.records import GameRecord
+from arena.worker import WARM_PROCESSES, GameWorker, reap_strays
 
 #: how far down the queue a worker looks for a game whose bots it has warm
 AFFINITY_WINDOW = 256
 #: how many workers one game may lose before the run stops: a game that kills every worker
 #: that plays it (a harness fault, or a bot that can signal its worker) would loop for ever
 MAX_WORKER_DEATHS = 3
+#: a CPU counts as idle when at least this share of a short sample of it was idle
+IDLE_SHARE = 0.8
+_PR_SET_PDEATHSIG = 1
 
 log = logging.getLogger(__name__)
 
@@ -33,34 +45,38 @@ class RunnerError(ArenaError):
     """Games cannot be played here: the run stops (finished games are kept)."""
 
 
-def _worker_main(connection: Connection, cpu: int | None = None) -> None:
-    """A worker: play the games it is sent until it is sent ``None``, on CPU ``cpu`` (with
-    its bots, which inherit it) if given."""
-    if cpu is not None:
-        try:
-            os.sched_setaffinity(0, {cpu})
-        except OSError:
-            pass
+def _worker_main(connection: Connection, cpu: int | None, cgroup: Cgroup | None, parent: int,
+                 close: list[Connection]) -> None:  # fmt: skip
+    """A worker: play the games it is sent until it is sent ``None`` or its parent is gone."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    for end in close:  # the runner's ends of the pipes: a pipe must see its end when the runner dies
+        end.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
 
     def stop(*_args: object) -> None:
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    become_subreaper()  # what bots detach from themselves comes back to us, to be ended
-    try:
-        while (job := connection.recv()) is not None:
-            connection.send(run_game(job))
-    except (EOFError, BrokenPipeError, KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        warm_bots().close()
+    if os.getppid() != parent:  # the parent died before we could ask to be told
+        return
+    with GameWorker(cpu, cgroup) as worker:
+        try:
+            while (job := connection.recv()) is not None:
+                connection.send(worker.play(job))
+        except (EOFError, BrokenPipeError, KeyboardInterrupt, SystemExit):
+            pass
 
 
 class _Worker:
-    def __init__(self, context: multiprocessing.context.BaseContext, number: int, cpu: int | None) -> None:
+    def __init__(self, context: multiprocessing.context.BaseContext, number: int, cpu: int | None,
+                 cgroup: Cgroup | None, others: list[Connection]) -> None:  # fmt: skip
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child, cpu), name=f"arena-worker-{number}", daemon=True)
+        self.cgroup = cgroup
+        self.process = context.Process(target=_worker_main, name=f"arena-worker-{number}", daemon=True,
+                                       args=(child, cpu, cgroup, os.getpid(), [self.connection, *others]))  # fmt: skip
         self.process.start()
         child.close()
         self.cpu = cpu
@@ -101,30 +117,83 @@ class _Worker:
             self.process.kill()
             self.process.join()
         self.connection.close()
+        if self.cgroup is not None:  # whatever of its bots is left (it was killed) goes with it
+            self.cgroup.remove()
+
+
+def idle_cpus(sample: float = 0.1) -> list[int]:
+    """The CPUs this process may use that were idle (``IDLE_SHARE``) during a ``sample`` of
+    ``/proc/stat`` (all of them where it cannot be read)."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return []
+
+    def times() -> dict[int, tuple[int, int]]:
+        found = {}
+        try:
+            lines = open("/proc/stat").read().splitlines()
+        except OSError:
+            return found
+        for line in lines:
+            name, *values = line.split()
+            if name.startswith("cpu") and name[3:].isdecimal():
+                numbers = [int(v) for v in values]
+                found[int(name[3:])] = (numbers[3] + numbers[4], sum(numbers[:8]))  # idle + iowait, total
+        return found
+
+    before = times()
+    time.sleep(sample)
+    after = times()
+    if not before or not after:
+        return allowed
+    idle = []
+    for cpu in allowed:
+        if cpu in before and cpu in after:
+            spent = after[cpu][1] - before[cpu][1]
+            if spent <= 0 or (after[cpu][0] - before[cpu][0]) / spent >= IDLE_SHARE:
+                idle.append(cpu)
+    return idle
+
+
+def choose_cpus(workers: int, pin: bool | None) -> tuple[list[int] | None, str]:
+    """The CPU each of ``workers`` workers is pinned to (``None``: not pinned) and why.
+
+    ``pin`` True pins whenever there are CPUs enough, False never; ``None`` (the default)
+    pins only to CPUs that are idle now: of a worker and its two bots only one runs at a time,
+    so a CPU of their own is the fastest home, but the worst one when another program loads it.
+    """
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return None, "not pinned (no CPU affinity here)"
+    if pin is False:
+        return None, "not pinned (--no-pin)"
+    if len(allowed) < 2 or workers > len(allowed):
+        return None, f"not pinned ({workers} workers, {len(allowed)} CPUs)"
+    if pin:
+        return allowed[:workers], f"pinned to CPUs {', '.join(map(str, allowed[:workers]))} (--pin)"
+    idle = idle_cpus()
+    if len(idle) < workers:
+        return None, f"not pinned: {len(idle)} of {len(allowed)} CPUs idle, the others busy with other programs"
+    chosen = idle[:workers]
+    return chosen, f"each worker and its bots on an idle CPU of their own ({', '.join(map(str, chosen))})"
 
 
 def worker_cpus(workers: int) -> list[int] | None:
-    """The CPU each of ``workers`` workers is pinned to, or ``None`` (no pinning) when there
-    are more workers than CPUs this process may use, or only one CPU."""
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux
-        return None
-    return cpus[:workers] if 1 < len(cpus) and workers <= len(cpus) else None
+    """The CPU each of ``workers`` workers is pinned to when pinning is asked for, or ``None``
+    when there are more workers than CPUs this process may use, or only one CPU."""
+    return choose_cpus(workers, True)[0]
 
 
 class LocalRunner:
-    """Plays games in ``workers`` processes of this machine.
+    """Plays games in ``workers`` processes of this machine; ``pin`` as ``choose_cpus``."""
 
-    With ``pin`` (and no more workers than CPUs), each worker and its bots keep to a CPU of
-    their own: of a worker and its two bots only one runs at a time, and a bot's reply then
-    wakes its worker on the same CPU, which costs a fraction of a wake-up across CPUs
-    (benchmarks/harness.py measures both)."""
-
-    def __init__(self, workers: int | None = None, pin: bool = True) -> None:
+    def __init__(self, workers: int | None = None, pin: bool | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
-        self.cpus = worker_cpus(self.workers) if pin else None
+        self.cpus, self.pinning = choose_cpus(self.workers, pin)
         self.restarts = 0
+        self.cgroup: Cgroup | None = None
 
     def _cpu(self, number: int) -> int | None:
         return None if self.cpus is None else self.cpus[number % len(self.cpus)]
@@ -134,14 +203,27 @@ class LocalRunner:
         queue = list(jobs)
         if not queue:
             return
+        from arena.worker import _set_subreaper, _subreaper_state
+
         context = multiprocessing.get_context("fork")
+        was_subreaper = _subreaper_state()
+        _set_subreaper(True)  # what the bots of a killed worker detached comes back to us
+        self.cgroup = Cgroup.for_process()
+        before = set(child_pids(os.getpid()))  # children of ours that are not the run's
         workers: list[_Worker] = []
         started = 0
         deaths: dict[int, int] = {}  # game id -> workers lost playing it
+
+        def new_worker(cpu: int | None) -> _Worker:
+            nonlocal started
+            group = self.cgroup.child(f"worker-{started}", holds_groups=True) if self.cgroup else None
+            worker = _Worker(context, started, cpu, group, [w.connection for w in workers])
+            started += 1
+            return worker
+
         try:
             for _ in range(min(self.workers, len(queue))):
-                workers.append(_Worker(context, started, self._cpu(started)))
-                started += 1
+                workers.append(new_worker(self._cpu(started)))
             for worker in workers:
                 worker.give(worker.pick(queue))
             while any(w.job is not None for w in workers):
@@ -166,6 +248,7 @@ class LocalRunner:
                                     worker.process.name, worker.process.exitcode, lost.game_id if lost else None)
                         worker.stop(timeout=0.5)
                         workers.remove(worker)
+                        reap_strays(before | self._pids(workers))
                         if lost is not None:
                             deaths[lost.game_id] = deaths.get(lost.game_id, 0) + 1
                             if deaths[lost.game_id] >= MAX_WORKER_DEATHS:
@@ -174,8 +257,7 @@ class LocalRunner:
                                     f"exit status was {worker.process.exitcode}); stopping the run: the log beside "
                                     "the database says more, and running again retries the game"
                                 )  # fmt: skip
-                        replacement = _Worker(context, started, worker.cpu)
-                        started += 1
+                        replacement = new_worker(worker.cpu)
                         self.restarts += 1
                         workers.append(replacement)
                         if lost is not None:
@@ -183,3 +265,12 @@ class LocalRunner:
         finally:
             for worker in workers:
                 worker.stop()
+            reap_strays(before)
+            if self.cgroup is not None:
+                self.cgroup.remove()
+            if not was_subreaper:
+                _set_subreaper(False)
+
+    @staticmethod
+    def _pids(workers: list[_Worker]) -> set[int]:
+        return {w.process.pid for w in workers if w.process.pid is not None}

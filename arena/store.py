@@ -145,10 +145,25 @@ class Game(Base):
     plies: Mapped[int | None] = mapped_column(Integer)
     started_at: Mapped[float | None] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float)
+    replays: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class GameVoid(Base):
+    """A game voided while it was played, and played again: the machine was too busy to time
+    a bot fairly (``reason`` says who, when, and the times measured)."""
+
+    __tablename__ = "game_voids"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    attempt: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(Text)
+    plies: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[float] = mapped_column(Float, default=time.time)
 
 
 class Move(Base):
-    """One move of a stored game, with its wall and CPU time in milliseconds."""
+    """One move of a stored game, with its wall and CPU time in milliseconds, and how long of
+    that wall time the bot waited for a CPU other programs held (``wait_ms``)."""
 
     __tablename__ = "moves"
     __table_args__ = (Index("ix_moves_game_ply", "game_id", "ply", unique=True),)
@@ -159,6 +174,7 @@ class Move(Base):
     move: Mapped[str] = mapped_column(String(20))
     wall_ms: Mapped[float] = mapped_column(Float)
     cpu_ms: Mapped[float | None] = mapped_column(Float)
+    wait_ms: Mapped[float | None] = mapped_column(Float)
 
 
 class SchemaVersion(Base):
@@ -169,8 +185,15 @@ class SchemaVersion(Base):
 
 
 #: (version, what it changes, the step from version - 1); a fresh database starts at the last
+def _voids_and_waits(connection: Connection) -> None:
+    connection.exec_driver_sql("ALTER TABLE games ADD COLUMN replays INTEGER NOT NULL DEFAULT 0")
+    connection.exec_driver_sql("ALTER TABLE moves ADD COLUMN wait_ms FLOAT")
+    GameVoid.__table__.create(connection)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
+    (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -325,7 +348,7 @@ def save_record(session: Session, record: GameRecord) -> None:
     moves = record.moves
     if moves:
         connection.execute(_MOVES, [{"game_id": game_id, "ply": ply, "seat": m.seat, "move": m.move,
-                                     "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms}
+                                     "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms, "wait_ms": m.wait_ms}
                                     for ply, m in enumerate(moves, 1)])  # fmt: skip
     points = record.points or (None, None)
     connection.execute(_FINISH, {
@@ -335,6 +358,16 @@ def save_record(session: Session, record: GameRecord) -> None:
         "stderr0": record.stderr[0] or None, "stderr1": record.stderr[1] or None,
         "plies": len(moves), "started_at": record.started_at, "finished_at": record.finished_at,
     })  # fmt: skip
+
+
+def save_void(session: Session, record: GameRecord) -> int:
+    """Store that the game of ``record`` was voided (``record.voided``) and is to be played
+    again; how many times it has been voided now."""
+    game = session.get(Game, record.game_id)
+    game.replays = (game.replays or 0) + 1
+    session.add(GameVoid(game_id=record.game_id, attempt=game.replays, reason=record.voided or "",
+                         plies=len(record.moves)))  # fmt: skip
+    return game.replays
 
 
 def forget_unfinished_moves(session: Session, tournament_id: int) -> int:

@@ -12,7 +12,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import func, select, update
@@ -22,7 +22,7 @@ from arena import loader
 from arena.botspec import BotSpec, command_files
 from arena.config import BotDef, TournamentDef
 from arena.errors import ArenaError
-from arena.match import TimeControl
+from arena.job import GameJob, derive_seed
 from arena.rating import replay_ratings
 from arena.records import GameRecord
 from arena.schedule import draw_pools, round_robin
@@ -37,8 +37,8 @@ from arena.store import (
     forget_unfinished_moves,
     make_folder,
     save_record,
+    save_void,
 )
-from arena.worker import GameJob, derive_seed
 
 log = logging.getLogger(__name__)
 
@@ -133,8 +133,8 @@ def resolve_team_bot(session: Session, config: TournamentDef, team: str, ref: st
 def bot_spec(bot: Bot, team: str, config: TournamentDef) -> BotSpec:
     """How the workers start ``bot`` for ``team`` under the tournament's limits."""
     return BotSpec(name=team, kind=bot.kind, target=bot.target, params=bot.params, python=bot.python,
-                   path=bot.path, memory_mb=config.limits.memory_mb,
-                   file_size_mb=config.limits.file_size_mb)  # fmt: skip
+                   path=bot.path, memory_mb=config.limits.memory_mb, file_size_mb=config.limits.file_size_mb,
+                   processes=config.limits.processes)  # fmt: skip
 
 
 # ---------------------------------------------------------------- planning
@@ -232,42 +232,71 @@ class Progress:
     done: int = 0
     forfeits: int = 0
     stage: str = ""
+    #: games voided for an overloaded machine and played again, and their reasons
+    replays: int = 0
+    void_reasons: list[str] = field(default_factory=list)
+    #: games left unplayed after ``max_replays`` voids
+    unplayable: list[int] = field(default_factory=list)
 
 
 @contextmanager
 def run_lock(url: str, name: str) -> Iterator[None]:
-    """Hold the lock that keeps two runs of one tournament apart (SQLite files only)."""
+    """Hold the lock that keeps two runs of one tournament apart (SQLite files only).
+
+    A POSIX record lock (``lockf``): it belongs to this process alone, so neither the worker
+    processes nor anything else that inherits its descriptor holds it, and it is gone the moment
+    this process is (killed included). The file says who holds it, for the message; it is
+    removed at the end of the run."""
     from sqlalchemy.engine import make_url
 
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         yield
         return
-    lock_path = f"{parsed.database}.{derive_seed(name):x}.lock"
-    make_folder(Path(lock_path).parent)
+    lock_path = Path(f"{parsed.database}.{derive_seed(name):x}.lock")
+    make_folder(lock_path.parent)
+    fd, holder = _take_lock(lock_path, name)
     try:
-        handle = open(lock_path, "a+")
-    except OSError as error:
-        raise TournamentError(f"cannot write in the database's folder {str(Path(lock_path).parent)!r} (to create "
-                              f"the lock file {Path(lock_path).name!r}): {error.strerror}; make it writable, "
-                              "or choose another path with --db") from None  # fmt: skip
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            raise TournamentError(f"tournament {name!r} is already running ({handle.read().strip() or 'another process'}); "
-                                  "wait for it to finish or stop it first") from None  # fmt: skip
-        try:  # who holds the lock, for the message above; the flock is the lock, not this text
-            handle.seek(0)
-            handle.truncate()
-            handle.write(f"pid {os.getpid()}")
-            handle.flush()
+        if holder:  # the last run ended without removing the file: killed, or its machine stopped
+            log.warning("tournament %r: taking over the lock of %s, which is no longer running", name, holder)
+        try:  # who holds the lock, for the message above; the lock is the lock, not this text
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
         except OSError:
             pass
         yield
+        try:
+            lock_path.unlink()
+        except OSError:
+            pass
     finally:
-        handle.close()
+        os.close(fd)
+
+
+def _take_lock(path: Path, name: str) -> tuple[int, str]:
+    """The locked descriptor of the lock file ``path`` and who held it last (``""``: nobody);
+    ``TournamentError`` if a running process holds it."""
+    for _ in range(100):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as error:
+            raise TournamentError(f"cannot write in the database's folder {str(path.parent)!r} (to create "
+                                  f"the lock file {path.name!r}): {error.strerror}; make it writable, "
+                                  "or choose another path with --db") from None  # fmt: skip
+        holder = os.pread(fd, 100, 0).decode("utf-8", "replace").strip()
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise TournamentError(f"tournament {name!r} is already running ({holder or 'another process'}); "
+                                  "wait for it to finish or stop it first") from None  # fmt: skip
+        try:  # the run before us may have removed the file between our open and our lock
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                return fd, holder
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    raise TournamentError(f"cannot take the lock file {str(path)!r}: it keeps changing")
 
 
 class TournamentRun:
@@ -290,7 +319,7 @@ class TournamentRun:
         with self.sessions.begin() as session:
             existing = session.scalars(select(Tournament).where(Tournament.name == config.name)).first()
             if existing is not None:
-                if existing.config_hash != config.digest():
+                if existing.config_hash != config.digest() and not _same_config(existing.config, config):
                     raise TournamentError(
                         f"tournament {config.name!r} already exists with a different configuration; "
                         "to start a new one, change its name: in the file, or with "
@@ -318,6 +347,39 @@ class TournamentRun:
                 self.specs[entry.id] = bot_spec(bot, entry.team, config)
             return tournament, resumed
 
+    def _play(self, runner, jobs: list[GameJob], progress: Progress,
+              on_record: Callable[[GameRecord, Progress], None] | None) -> None:  # fmt: skip
+        """Play ``jobs`` and store each record as it comes; a game voided for an overloaded
+        machine is stored as such and played again, at most ``time.max_replays`` times."""
+        limit = self.config.time.max_replays
+        voids: dict[int, int] = {}  # game id -> times voided in this run
+        while jobs:
+            again = []
+            by_id = {job.game_id: job for job in jobs}
+            for record in runner.run(jobs):
+                if record.voided is not None:
+                    with deferred_interrupt(), self.sessions.begin() as session:
+                        save_void(session, record)
+                    voids[record.game_id] = attempts = voids.get(record.game_id, 0) + 1
+                    progress.replays += 1
+                    progress.void_reasons.append(record.voided)
+                    log.warning("game %d voided (%d of %d): %s", record.game_id, attempts, limit + 1, record.voided)
+                    if attempts <= limit:
+                        again.append(by_id[record.game_id])
+                    else:
+                        progress.unplayable.append(record.game_id)
+                    continue
+                with deferred_interrupt(), self.sessions.begin() as session:
+                    save_record(session, record)
+                progress.done += 1
+                if record.offender is not None and record.termination.is_forfeit:
+                    progress.forfeits += 1
+                    log.info("game %d: seat %d forfeits (%s): %s", record.game_id, record.offender,
+                             record.termination.value, record.detail)  # fmt: skip
+                if on_record is not None:
+                    on_record(record, progress)
+            jobs = again
+
     def _check_bots_unchanged(self, session: Session, tournament: Tournament) -> None:
         for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
             if bot.code_hash is None:
@@ -329,7 +391,7 @@ class TournamentRun:
 
     def jobs(self, session: Session, stage: int) -> list[GameJob]:
         """The games of ``stage`` still to play, in schedule order."""
-        clock = TimeControl(self.config.time.move, self.config.time.grace, self.config.time.startup)
+        clock = self.config.time.control()
         game = self.config.game.model_dump()
         rows = session.scalars(select(Game).where(Game.tournament_id == self.tournament_id, Game.stage == stage,
                                                   Game.status != "finished").order_by(Game.id))  # fmt: skip
@@ -357,16 +419,14 @@ class TournamentRun:
                         plan_stage(session, tournament, config, stage, advancing(session, tournament, config, stage - 1))
                     jobs = self.jobs(session, stage)
                 progress.stage = config.stages[stage].name
-                for record in runner.run(jobs):
-                    with deferred_interrupt(), self.sessions.begin() as session:
-                        save_record(session, record)
-                    progress.done += 1
-                    if record.offender is not None and record.termination.is_forfeit:
-                        progress.forfeits += 1
-                        log.info("game %d: seat %d forfeits (%s): %s", record.game_id, record.offender,
-                                 record.termination.value, record.detail)  # fmt: skip
-                    if on_record is not None:
-                        on_record(record, progress)
+                self._play(runner, jobs, progress, on_record)
+                if progress.unplayable:
+                    raise TournamentError(
+                        f"{len(progress.unplayable)} game(s) could not be timed fairly: the machine was so busy that "
+                        f"their bots waited for a CPU most of the time, {config.time.max_replays + 1} times each "
+                        f"(games {', '.join(map(str, progress.unplayable[:10]))}). They stay unplayed: run again when "
+                        "the machine is quieter to play them and go on, or set time.on_overload: forfeit"
+                    )  # fmt: skip
             status = "finished"
         except BaseException:
             status = "interrupted"
@@ -383,6 +443,15 @@ class TournamentRun:
                 if status == "finished":
                     raise
         return progress
+
+
+def _same_config(stored: dict, config: TournamentDef) -> bool:
+    """Whether the config stored with a tournament means ``config``: read again by this arena
+    (settings added since it was stored take their defaults), it has the same digest."""
+    try:
+        return TournamentDef.model_validate(stored).digest() == config.digest()
+    except ValueError:
+        return False
 
 
 @contextmanager

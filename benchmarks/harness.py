@@ -35,13 +35,13 @@ from sqlalchemy import select  # noqa: E402
 from arena.botspec import BotSpec  # noqa: E402
 from arena.config import parse_config  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.match import TimeControl  # noqa: E402
-from arena.process import BotFault  # noqa: E402
+from arena.job import TimeControl  # noqa: E402
+from arena.records import BotFault  # noqa: E402
 from arena.runner import LocalRunner  # noqa: E402
 from arena.store import Move, open_store  # noqa: E402
 from arena.tournament import TournamentRun  # noqa: E402
 from arena import worker  # noqa: E402
-from arena.worker import BotPlayer  # noqa: E402
+from arena.worker import GameWorker  # noqa: E402
 
 launcher_limit = worker.MAX_LAUNCHERS
 
@@ -91,15 +91,16 @@ def _kill_delays(limit: float, count: int, queue) -> None:
     clock = TimeControl(move=limit, grace=TimeControl().grace)
     game = get_game("uttt")
     delays = []
-    for i in range(count):
-        player = BotPlayer(spec)
-        player.start_game(game, 0, i, clock)
-        start = time.monotonic()
-        try:
-            player.request_move(game.initial_state(), [], clock)
-        except BotFault:
-            delays.append(time.monotonic() - start - limit)
-        player.close()
+    with GameWorker(fork=False) as worker:
+        for i in range(count):
+            player = worker.player(spec)
+            player.start_game(game, 0, i, clock)
+            start = time.monotonic()
+            try:
+                player.request_move(game.initial_state(), [], clock.seat())
+            except BotFault:
+                delays.append(time.monotonic() - start - limit)
+            player.close()
     queue.put(delays)
 
 

@@ -11,10 +11,11 @@ import pytest
 from arena import course
 from arena.botspec import BotSpec
 from arena.games import get_game
-from arena.match import TimeControl, play_game
+from arena.job import TimeControl
+from arena.match import play_game
 from arena.records import Termination
 from arena.registry import RegistrationError
-from arena.worker import BotPlayer
+from arena.worker import GameWorker
 from tests.fixtures.course.coursekit import COURSE_BOTS, HOST_FILE, PYTHONS, has_numpy, python27
 from tests.fixtures.harnesskit import bot_stderr, cli  # noqa: F401
 
@@ -27,15 +28,12 @@ def course_bot(file: str, python: str, **params) -> BotSpec:
 
 def play(spec: BotSpec, seat: int = 0, move: float = 2.0, seeds: tuple[int, int] = (11, 12)):
     """One xtreme game of ``spec`` against the random bot, ``spec`` in ``seat``; its record."""
-    players = [BotPlayer(spec), BotPlayer(RANDOM)]
-    if seat == 1:
-        players.reverse()
-    try:
+    with GameWorker(fork=False) as worker:
+        players = [worker.player(spec), worker.player(RANDOM)]
+        if seat == 1:
+            players.reverse()
         return play_game(get_game("xtreme"), tuple(players), seeds,
                          TimeControl(move=move, grace=0.05, startup=20.0))  # fmt: skip
-    finally:
-        for player in players:
-            player.close()
 
 
 @pytest.mark.parametrize("python", PYTHONS)
@@ -67,7 +65,7 @@ FORFEITS = [
     ("raises", Termination.CRASH, "move() raised ValueError: deliberate failure on move 3"),
     ("hoards_memory", Termination.RESOURCE_LIMIT, "move() raised MemoryError"),
     ("two_classes", Termination.CRASH, "two_classes.py defines several classes with a move method (First, Last)"),
-    ("sleeps", Termination.TIMEOUT, "no reply within 0.350 s"),
+    ("sleeps", Termination.TIMEOUT, "no reply within 0.300 s + 0.050 s grace of wall time ("),
 ]  # fmt: skip
 
 

@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from arena import runner
 from arena.records import Termination
 from arena.runner import LocalRunner, RunnerError
+from arena.worker import GameWorker
 from tests.fixtures.harnesskit import job, python_bot
 from tests.fixtures.leftovers import nothing_left_running  # noqa: F401
 
@@ -18,11 +18,11 @@ FIRST, RANDOM = python_bot("first_legal"), python_bot("seeded_random")
 
 
 def dies_on(game_ids: set[int], deaths_file):
-    """A ``run_game`` for the workers that ends the worker (as a SIGKILL would) when given one
-    of ``game_ids``, the first time only if ``deaths_file`` says so, every time otherwise."""
-    real = runner.run_game
+    """A ``GameWorker.play`` for the workers that ends the worker (as a SIGKILL would) when given
+    one of ``game_ids``, the first time only if ``deaths_file`` says so, every time otherwise."""
+    real = GameWorker.play
 
-    def run_game(game_job):
+    def play(worker, game_job):
         if game_job.game_id in game_ids:
             with open(deaths_file, "a+") as deaths:
                 deaths.seek(0)
@@ -30,13 +30,13 @@ def dies_on(game_ids: set[int], deaths_file):
                     deaths.write("died\n")
                     deaths.flush()
                     os._exit(9)
-        return real(game_job)
+        return real(worker, game_job)
 
-    return run_game
+    return play
 
 
 def test_a_game_whose_worker_died_once_is_played_again_and_the_run_goes_on(monkeypatch, tmp_path):
-    monkeypatch.setattr(runner, "run_game", dies_on({2}, tmp_path / "once"))
+    monkeypatch.setattr(GameWorker, "play", dies_on({2}, tmp_path / "once"))
     records = list(LocalRunner(1).run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3)]))
     assert sorted((r.game_id, r.termination) for r in records) == [(1, Termination.NORMAL), (2, Termination.NORMAL),
                                                                    (3, Termination.NORMAL)]  # fmt: skip
@@ -44,7 +44,7 @@ def test_a_game_whose_worker_died_once_is_played_again_and_the_run_goes_on(monke
 
 
 def test_a_game_that_kills_every_worker_stops_the_run_after_three_deaths(monkeypatch, tmp_path):
-    monkeypatch.setattr(runner, "run_game", dies_on({2}, tmp_path / "always"))
+    monkeypatch.setattr(GameWorker, "play", dies_on({2}, tmp_path / "always"))
     played = []
     with pytest.raises(RunnerError) as stopped:
         for record in LocalRunner(1).run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3)]):

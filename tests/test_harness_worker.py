@@ -7,7 +7,6 @@ import threading
 
 from arena.process import STDERR_TAIL
 from arena.records import Termination
-from arena.worker import run_game, warm_bots
 from tests.fixtures.harnesskit import bot_stderr, job, pool, python_bot, running  # noqa: F401
 
 FIRST = python_bot("first_legal", "first")
@@ -23,44 +22,44 @@ def moves(record) -> list[str]:
 
 def test_a_healthy_bot_keeps_its_process_across_games(pool):
     for game_id in (1, 2, 3):
-        record = run_game(job(FIRST, RANDOM, game_id=game_id, seed=game_id))
+        record = pool.play(job(FIRST, RANDOM, game_id=game_id, seed=game_id))
         assert record.termination is Termination.NORMAL
     assert (pool.pids("first"), pool.pids("random")) == ([pool.processes[0].pid], [pool.processes[1].pid])
 
 
 def test_a_warm_process_starts_each_game_afresh(pool):
-    first = run_game(job(RANDOM, FIRST, game_id=1, seed=5))
-    run_game(job(RANDOM, FIRST, game_id=2, seed=6))
-    again = run_game(job(RANDOM, FIRST, game_id=3, seed=5))
+    first = pool.play(job(RANDOM, FIRST, game_id=1, seed=5))
+    pool.play(job(RANDOM, FIRST, game_id=2, seed=6))
+    again = pool.play(job(RANDOM, FIRST, game_id=3, seed=5))
     assert len(pool.processes) == 2
     assert moves(again) == moves(first)
 
 
 def test_a_warm_process_can_change_seats_between_games(pool):
-    run_game(job(FIRST, RANDOM, game_id=1))
-    record = run_game(job(RANDOM, FIRST, game_id=2))
+    pool.play(job(FIRST, RANDOM, game_id=1))
+    record = pool.play(job(RANDOM, FIRST, game_id=2))
     assert record.termination is Termination.NORMAL
     assert len(pool.processes) == 2
 
 
 def test_a_bot_under_two_names_gets_two_processes(pool):
-    run_game(job(FIRST, python_bot("first_legal", "first-again")))
+    pool.play(job(FIRST, python_bot("first_legal", "first-again")))
     assert len(pool.processes) == 2
 
 
 def test_the_opponent_of_a_faulting_bot_stays_warm(pool):
     crasher = python_bot("raises_in_move")
-    run_game(job(crasher, FIRST, game_id=1))
-    run_game(job(FIRST, crasher, game_id=2))
+    pool.play(job(crasher, FIRST, game_id=1))
+    pool.play(job(FIRST, crasher, game_id=2))
     assert len(pool.pids("first")) == 1
-    assert len(pool.pids("raises_in_move")) == 2
+    assert len(pool.pids("raises_in_move")) == 3  # one for each game, and one warm for its next
 
 
 def test_a_worker_keeps_at_most_its_capacity_of_idle_processes(pool):
-    warm = warm_bots()
+    warm = pool.worker.warm
     warm.capacity = 2
     for n in range(3):
-        run_game(job(python_bot("first_legal", f"a{n}"), python_bot("first_legal", f"b{n}"), game_id=n))
+        pool.play(job(python_bot("first_legal", f"a{n}"), python_bot("first_legal", f"b{n}"), game_id=n))
     assert len(warm.idle) == 2
     assert [p.process.pid for p in warm.idle.values()] == [pool.processes[4].pid, pool.processes[5].pid]
     assert [running(p.pid) for p in pool.processes[:4]] == [False] * 4
@@ -70,19 +69,19 @@ def test_a_worker_keeps_at_most_its_capacity_of_idle_processes(pool):
 
 
 def test_a_bot_using_90_percent_of_its_move_time_is_never_late(pool):
-    record = run_game(job(FIRST, python_bot("thinks_90_percent"), move=1.0))
+    record = pool.play(job(FIRST, python_bot("thinks_90_percent"), move=1.0))
     assert (record.termination, len(record.moves)) == (Termination.NORMAL, 7)
     assert all(m.wall_ms >= 900 for m in record.moves if m.seat == 1)
 
 
 def test_every_move_has_its_wall_and_cpu_time(pool):
-    record = run_game(job(FIRST, RANDOM))
+    record = pool.play(job(FIRST, RANDOM))
     assert record.moves
     assert all(m.wall_ms > 0 and m.cpu_ms is not None and 0 <= m.cpu_ms for m in record.moves)
 
 
 def test_cpu_time_counts_thinking_and_not_sleeping(pool):
-    record = run_game(job(python_bot("burns_cpu"), python_bot("slow_seeded_random"), move=5.0))
+    record = pool.play(job(python_bot("burns_cpu"), python_bot("slow_seeded_random"), move=5.0))
     thinking = [m for m in record.moves if m.seat == 0]
     sleeping = [m for m in record.moves if m.seat == 1]
     assert all(40 <= m.cpu_ms <= m.wall_ms + 1 for m in thinking)
@@ -93,23 +92,23 @@ def test_cpu_time_counts_thinking_and_not_sleeping(pool):
 
 
 def test_prints_to_stdout_never_reach_the_protocol(pool):
-    record = run_game(job(python_bot("prints_to_stdout"), FIRST, move=1.0))
+    record = pool.play(job(python_bot("prints_to_stdout"), FIRST, move=1.0))
     assert (record.termination, record.offender, len(record.moves)) == (Termination.NORMAL, None, 7)
 
 
 def test_prints_to_stdout_are_kept_in_the_stderr_tail(pool):
-    record = run_game(job(python_bot("prints_to_stdout"), FIRST, move=1.0))
+    record = pool.play(job(python_bot("prints_to_stdout"), FIRST, move=1.0))
     assert record.stderr[0].endswith("chatty print 6.99 {not json\nchatty fd write 6.99\n")
     assert bot_stderr(record.stderr[1]) == ""
 
 
 def test_megabytes_of_stderr_are_not_a_fault(pool):
-    record = run_game(job(FIRST, python_bot("floods_stderr"), move=2.0))
+    record = pool.play(job(FIRST, python_bot("floods_stderr"), move=2.0))
     assert (record.termination, record.offender, len(record.moves)) == (Termination.NORMAL, None, 7)
 
 
 def test_the_stderr_tail_keeps_the_last_bytes_only(pool):
-    record = run_game(job(FIRST, python_bot("floods_stderr"), move=2.0))
+    record = pool.play(job(FIRST, python_bot("floods_stderr"), move=2.0))
     tail = record.stderr[1]
     assert len(tail) == STDERR_TAIL
     assert tail.endswith("x\nflood done at ply 5\n")
@@ -128,7 +127,7 @@ def test_what_a_bot_writes_just_before_its_last_move_is_in_that_games_tail(pool)
     thread = threading.Thread(target=busy, daemon=True)
     thread.start()
     try:
-        tails = [run_game(job(python_bot("says_each_move"), FIRST, game_id=n)).stderr[0] for n in range(30)]
+        tails = [pool.play(job(python_bot("says_each_move"), FIRST, game_id=n)).stderr[0] for n in range(30)]
     finally:
         done.set()
         thread.join()
@@ -137,8 +136,8 @@ def test_what_a_bot_writes_just_before_its_last_move_is_in_that_games_tail(pool)
 
 def test_each_game_keeps_only_its_own_stderr(pool):
     chatty = python_bot("prints_to_stdout")
-    first = run_game(job(chatty, FIRST, game_id=1))
-    second = run_game(job(FIRST, chatty, game_id=2))
+    first = pool.play(job(chatty, FIRST, game_id=1))
+    second = pool.play(job(FIRST, chatty, game_id=2))
     assert "chatty print 6.99" in first.stderr[0]
     assert "chatty print 6.99" not in second.stderr[1]
     assert second.stderr[1].endswith("chatty print 5.99 {not json\nchatty fd write 5.99\n")

@@ -15,7 +15,6 @@ import pytest
 from arena import launcher, worker
 from arena.launcher import LaunchError
 from arena.records import Termination
-from arena.worker import run_game, warm_bots
 from tests.fixtures.harnesskit import forking, job, pool, python_bot, running, wait_until  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("forking")
@@ -28,7 +27,7 @@ def stat(pid: int) -> list[str]:
 
 
 def test_a_forked_bot_is_the_workers_child_in_a_session_of_its_own_with_only_its_three_pipes(pool):
-    run_game(job(python_bot("first_legal"), python_bot("seeded_random")))
+    pool.play(job(python_bot("first_legal"), python_bot("seeded_random")))
     assert [type(p.proc).__name__ for p in pool.processes] == ["Forked", "Forked"]
     for process in pool.processes:
         _, parent, group, session = stat(process.pid)[:4]
@@ -40,7 +39,7 @@ def test_a_forked_bot_is_the_workers_child_in_a_session_of_its_own_with_only_its
 
 
 def test_a_forked_bot_is_named_by_its_launchers_command_line(pool):
-    run_game(job(python_bot("first_legal"), python_bot("seeded_random")))
+    pool.play(job(python_bot("first_legal"), python_bot("seeded_random")))
     with open(f"/proc/{pool.processes[0].pid}/cmdline", "rb") as f:
         words = f.read().split(b"\0")
     assert words[1:3] == [b"-m", b"arena.launcher"]
@@ -48,30 +47,30 @@ def test_a_forked_bot_is_named_by_its_launchers_command_line(pool):
 
 
 def test_forked_bots_do_not_share_the_global_random_generator(pool):
-    record = run_game(job(python_bot("reports_random", "a"), python_bot("reports_random", "b")))
+    record = pool.play(job(python_bot("reports_random", "a"), python_bot("reports_random", "b")))
     draws = [[line for line in tail.splitlines() if line.startswith("random ")] for tail in record.stderr]
     assert len(draws[0]) == len(draws[1]) == 1
     assert draws[0] != draws[1]
 
 
-def test_closing_the_pool_ends_the_launcher(pool):
-    run_game(job(python_bot("first_legal"), python_bot("seeded_random")))
-    started = worker._launch
+def test_closing_the_worker_ends_the_launcher(pool):
+    pool.play(job(python_bot("first_legal"), python_bot("seeded_random")))
+    started = pool.worker._launcher
     assert started is not None and running(started.pid)
-    warm_bots().close()
-    assert worker._launch is None and not running(started.pid)
+    pool.worker.close()
+    assert pool.worker._launcher is None and not running(started.pid)
 
 
 def test_a_launcher_that_died_is_replaced_and_the_games_go_on(pool):
-    first = run_game(job(python_bot("first_legal"), python_bot("seeded_random")))
-    dead = worker._launch
+    first = pool.play(job(python_bot("first_legal"), python_bot("seeded_random")))
+    dead = pool.worker._launcher
     dead.process.kill()
     dead.process.wait()
-    warm_bots().close()  # the next game needs new bot processes
-    second = run_game(job(python_bot("first_legal"), python_bot("seeded_random")))
+    pool.worker.warm.close()  # the next game needs new bot processes
+    second = pool.play(job(python_bot("first_legal"), python_bot("seeded_random")))
     assert (first.termination, second.termination) == (Termination.NORMAL, Termination.NORMAL)
     assert [m.move for m in first.moves] == [m.move for m in second.moves]
-    assert worker._launchers_started == 2 and type(pool.processes[-1].proc).__name__ == "Forked"
+    assert pool.worker._launchers_started == 2 and type(pool.processes[-1].proc).__name__ == "Forked"
 
 
 def test_when_the_launcher_cannot_fork_bots_start_the_plain_way(pool, monkeypatch, caplog):
@@ -79,21 +78,22 @@ def test_when_the_launcher_cannot_fork_bots_start_the_plain_way(pool, monkeypatc
         raise LaunchError("the launcher could not start the bot: no answer")
 
     monkeypatch.setattr(launcher.Launcher, "spawn", refuse)
-    record = run_game(job(python_bot("first_legal"), python_bot("seeded_random")))
+    record = pool.play(job(python_bot("first_legal"), python_bot("seeded_random")))
     assert record.termination is Termination.NORMAL
     assert [type(p.proc).__name__ for p in pool.processes] == ["Popen", "Popen"]
     assert "the launcher could not start the bot: no answer; starting bots the plain way" in caplog.text
-    assert worker._launchers_started == 2  # a new launcher for each bot, each failing once
+    assert pool.worker._launchers_started == 2  # a new launcher for each bot, each failing once
 
 
 WORKER = """
 import sys, time
-from arena import worker
 from arena.botspec import BotSpec
-assert worker.become_subreaper()
-bot = worker.start_bot(BotSpec("b", "python", sys.argv[1]), "tictactoe")
-print(bot.pid, worker._launch.pid, flush=True)
-time.sleep(60)
+from arena.games import get_game
+from arena.worker import GameWorker
+with GameWorker() as worker:
+    bot = worker.start_bot(BotSpec("b", "python", sys.argv[1]), get_game("tictactoe"))
+    print(bot.pid, worker._launcher.pid, flush=True)
+    time.sleep(60)
 """
 
 

@@ -12,10 +12,9 @@ import pytest
 
 from arena import protocol
 from arena.botspec import BotSpec
-from arena.match import TimeControl
+from arena.job import TimeControl
 from arena.process import STDERR_TAIL, BotProcess
 from arena.records import Termination
-from arena.worker import run_game
 from tests.fixtures.harnesskit import NODE_BOT, REPO, job, needs_node, pool, python_bot  # noqa: F401
 
 DOC = (REPO / "docs" / "protocol.md").read_text()
@@ -70,7 +69,7 @@ def test_a_protocol_error_quotes_at_most_120_characters_of_the_reply():
 # ---------------------------------------------------------------- the documentation
 
 SENT = {
-    "new_game": protocol.new_game({"name": "tictactoe", "params": {}}, 0, 1, 1.0),
+    "new_game": protocol.new_game({"name": "tictactoe", "params": {}}, 0, 1, TimeControl(move=1.0)),
     "move": protocol.move_request(0, [], 1.0),
     "game_over": protocol.game_over([], None, "normal"),
     "describe": protocol.DESCRIBE,
@@ -160,7 +159,7 @@ def test_the_node_bot_plays_whole_games_from_either_seat(pool, game):
     endings = Counter()
     for number in range(12):
         seats = (NODE, RANDOM) if number % 2 == 0 else (RANDOM, NODE)
-        record = run_game(job(*seats, move=1.0, seed=number, game_id=number, game={"name": game, "params": {}}))
+        record = pool.play(job(*seats, move=1.0, seed=number, game_id=number, game={"name": game, "params": {}}))
         endings[record.termination] += 1
     assert endings == {Termination.NORMAL: 12}
     assert len(pool.pids("node-random")) == 1  # one warm process for all twelve games
@@ -168,19 +167,19 @@ def test_the_node_bot_plays_whole_games_from_either_seat(pool, game):
 
 @needs_node
 def test_the_node_bot_plays_the_same_game_from_the_same_seed(pool):
-    games = [run_game(job(NODE, RANDOM, seed=42, game_id=n, game={"name": "uttt", "params": {}})) for n in (1, 2)]
+    games = [pool.play(job(NODE, RANDOM, seed=42, game_id=n, game={"name": "uttt", "params": {}})) for n in (1, 2)]
     assert [m.move for m in games[0].moves] == [m.move for m in games[1].moves]
 
 
 @needs_node
 def test_the_node_bot_refuses_a_game_it_does_not_play_with_an_error_reply(pool):
-    record = run_game(job(NODE, RANDOM, game={"name": "othello", "params": {}}))
+    record = pool.play(job(NODE, RANDOM, game={"name": "othello", "params": {}}))
     assert (record.termination, record.offender, record.winner) == (Termination.CRASH, 0, 1)
     assert record.detail == "this bot plays tictactoe, uttt, not othello"
 
 
 def test_a_python_bot_plays_through_the_host_in_every_game(pool):
     for number, game in enumerate(["tictactoe", "uttt", "othello", "xtreme"]):
-        record = run_game(job(python_bot("seeded_random"), RANDOM, move=2.0, game_id=number,
+        record = pool.play(job(python_bot("seeded_random"), RANDOM, move=2.0, game_id=number,
                               game={"name": game, "params": {}}))  # fmt: skip
         assert (game, record.termination) == (game, Termination.NORMAL)

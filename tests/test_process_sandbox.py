@@ -23,7 +23,6 @@ from arena import protocol
 from arena.botspec import BotSpec
 from arena.process import BotProcess
 from arena.records import Termination
-from arena.worker import run_game, warm_bots
 from tests.fixtures.harnesskit import (  # noqa: F401
     SANDBOX_LINE,
     command_bot,
@@ -69,7 +68,7 @@ def report(request, pool):
     """What the reports_sandbox bot (Python module, plain or forked, then command) saw in one
     game as seat 0."""
     start_bots(request, STARTS[request.param])
-    record = run_game(job(SPECS[request.param.split(",")[0]], python_bot("first_legal")))
+    record = pool.play(job(SPECS[request.param.split(",")[0]], python_bot("first_legal")))
     assert record.termination is Termination.NORMAL
     assert first_started(pool) == STARTS[request.param]
     return sandbox_report(record.stderr[0])
@@ -108,7 +107,7 @@ def test_a_bot_gets_the_file_size_limit(report):
 
 def test_without_limits_a_bot_has_no_memory_or_file_size_limit(pool):
     spec = python_bot("reports_sandbox", memory_mb=None, file_size_mb=None)
-    record = run_game(job(spec, python_bot("first_legal")))
+    record = pool.play(job(spec, python_bot("first_legal")))
     facts = sandbox_report(record.stderr[0])
     unlimited = [resource.RLIM_INFINITY, resource.RLIM_INFINITY]
     assert (facts["data"], facts["file_size"], facts["core"]) == (unlimited, unlimited, [0, 0])
@@ -116,18 +115,18 @@ def test_without_limits_a_bot_has_no_memory_or_file_size_limit(pool):
 
 def test_the_working_folder_is_removed_when_the_process_is_closed(pool):
     spec = python_bot("reports_sandbox")
-    record = run_game(job(spec, python_bot("first_legal")))
+    record = pool.play(job(spec, python_bot("first_legal")))
     folder = Path(sandbox_report(record.stderr[0])["cwd"])
     assert folder.is_dir()  # still warm
-    warm_bots().close()
+    pool.worker.warm.close()
     assert not folder.exists()
 
 
 def test_closing_the_warm_pool_ends_every_bot_process_and_its_group(pool):
-    run_game(job(python_bot("first_legal"), command_bot("reports_sandbox.py")))
+    pool.play(job(python_bot("first_legal"), command_bot("reports_sandbox.py")))
     pids = [p.pid for p in pool.processes]
     assert [running(pid) for pid in pids] == [True, True]
-    warm_bots().close()
+    pool.worker.warm.close()
     assert [(running(pid), group_running(pid)) for pid in pids] == [(False, False), (False, False)]
 
 
@@ -172,7 +171,7 @@ def test_describe_reports_the_docstring_games_and_parameters():
 
 def test_a_command_bot_that_cannot_be_started_forfeits_by_crash(pool):
     spec = BotSpec("missing", "command", "/nonexistent/arena-test-bot --flag")
-    record = run_game(job(spec, python_bot("first_legal")))
+    record = pool.play(job(spec, python_bot("first_legal")))
     assert (record.termination, record.offender, record.winner) == (Termination.CRASH, 0, 1)
     assert record.detail == "exited with status 127"
     assert "arena sandbox: cannot run '/nonexistent/arena-test-bot'" in record.stderr[0]
@@ -194,7 +193,7 @@ def test_a_killed_process_group_takes_the_bots_children_with_it(tmp_path):
 
 
 def test_the_sandbox_says_what_it_enforced_in_the_first_games_stderr(pool):
-    record = run_game(job(python_bot("first_legal", memory_mb=300, file_size_mb=2), python_bot("seeded_random")))
+    record = pool.play(job(python_bot("first_legal", memory_mb=300, file_size_mb=2), python_bot("seeded_random")))
     (line,) = [line for line in record.stderr[0].splitlines() if line.startswith(SANDBOX_LINE)]
     assert line.startswith("arena sandbox: memory 300 MB; files 2 MB; no core dumps; ")
 
@@ -204,7 +203,7 @@ def confinement(request, pool) -> tuple[dict, str]:
     """What the probes_confinement bot could do (started plain or forked), and the sandbox's
     own line about itself."""
     start_bots(request, request.param)
-    record = run_game(job(python_bot("probes_confinement"), python_bot("first_legal")))
+    record = pool.play(job(python_bot("probes_confinement"), python_bot("first_legal")))
     assert first_started(pool) == request.param
     lines = record.stderr[0].splitlines()
     (report,) = [json.loads(line.removeprefix("confinement ")) for line in lines if line.startswith("confinement ")]

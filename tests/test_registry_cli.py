@@ -97,7 +97,7 @@ FAILURES = {
     "exception-in-move": (["raises_in_move.py"], "smoke game of tictactoe against random: the bot forfeited "
                           "(crash) after 0 moves: RuntimeError: deliberate failure in move"),
     "hangs": (["hangs_in_move.py", "--move-time", "0.2"], "smoke game of tictactoe against random: the bot "
-              "forfeited (timeout) after 0 moves: no reply within 0.300 s"),
+              "forfeited (timeout) after 0 moves: no reply within 0.200 s + 0.100 s grace of wall time ("),
     "illegal-move": (["plays_occupied_cell.py"], "smoke game of tictactoe against random: the bot forfeited "
                      "(illegal_move) after 2 moves: "),
     "import-error": (["fails_to_import.py"], "cannot be loaded: BotLoadError: bot file '{path}' failed to import: "

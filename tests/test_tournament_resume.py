@@ -170,14 +170,22 @@ def test_a_worker_killed_in_the_middle_of_a_run_is_replaced_and_its_game_played_
 
 
 class Interrupted:
-    """Started; while it runs, a second run of the same tournament; then Ctrl-C; then run again."""
+    """Started; while it runs, a second run of the same tournament; then Ctrl-C; then run again.
+
+    The first run's main process is stopped (SIGSTOP) while the second one starts, so that it
+    cannot finish meanwhile however slow the machine is: its workers finish their games and
+    wait for it, and the bots' time is not touched."""
 
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
         process = folder.start()
         folder.wait_for_games(process, 3)
         self.pid = process.pid
-        self.second = folder.run()
+        os.kill(process.pid, signal.SIGSTOP)
+        try:
+            self.second = folder.run()
+        finally:
+            os.kill(process.pid, signal.SIGCONT)
         assert process.poll() is None, "the run ended before Ctrl-C could stop it"
         process.send_signal(signal.SIGINT)
         self.stdout, self.stderr = process.communicate(timeout=30)
@@ -203,7 +211,9 @@ def test_a_second_run_of_a_running_tournament_is_refused(interrupted):
 
 def test_ctrl_c_stops_the_run_with_a_message_saying_how_to_resume(interrupted):
     assert interrupted.returncode == 130
-    assert interrupted.stderr.endswith("stopped; run 'arena run t.yaml' again to resume where it stopped\n")
+    database = interrupted.folder.database
+    assert interrupted.stderr.endswith(f"stopped; run 'arena run t.yaml --db sqlite:///{database}' again to resume "
+                                       "where it stopped\n")  # the same database, not the default one
     assert "Traceback" not in interrupted.stderr
     assert interrupted.stored < TOTAL
 

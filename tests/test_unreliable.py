@@ -10,9 +10,9 @@ import pytest
 from arena.botspec import BotSpec
 from arena.errors import BotParameterError
 from arena.games import get_game
-from arena.match import TimeControl
+from arena.job import GameJob, TimeControl
 from arena.records import Termination
-from arena.worker import GameJob, run_game, warm_bots
+from arena.worker import GameWorker
 from bots import unreliable
 
 RANDOM = BotSpec("random", "python", "bots.randombot")
@@ -20,10 +20,8 @@ RANDOM = BotSpec("random", "python", "bots.randombot")
 
 def play(fault: str, rate: float, seed: int, game: str = "uttt"):
     spec = BotSpec("flaky", "python", "bots.unreliable", json.dumps({"fault": fault, "rate": rate, "strategy": "randombot"}))
-    try:
-        return run_game(GameJob(seed, {"name": game, "params": {}}, (spec, RANDOM), seed, TimeControl(0.1, grace=0.05)))
-    finally:
-        warm_bots().close()
+    with GameWorker(fork=False) as worker:
+        return worker.play(GameJob(seed, {"name": game, "params": {}}, (spec, RANDOM), seed, TimeControl(0.1, grace=0.05)))
 
 
 @pytest.mark.parametrize(("fault", "termination"), [("overrun", Termination.TIMEOUT),
