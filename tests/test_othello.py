@@ -141,6 +141,16 @@ def test_a_placement_flips_along_several_lines_at_once():
     assert after.white == squares("a4", "b4", "c4", "e5")
 
 
+def test_runs_of_eight_discs_across_a_10x10_board_are_bracketed():
+    row = [f"{letter}1" for letter in "bcdefghi"]
+    column = [f"a{number}" for number in range(2, 10)]
+    diagonal = [f"{letter}{number}" for number, letter in enumerate("bcdefghi", 2)]
+    state = discs_on(LARGE, ("a1",), (*row, *column, *diagonal))
+    assert texts(state.legal_moves(), LARGE) == ["j1", "a10", "j10"]
+    after = state.play(LARGE.parse_move("j10"))
+    assert after.black == squares("a1", "j10", *diagonal, game=LARGE)
+
+
 def test_a_run_that_ends_on_an_empty_square_flips_nothing():
     state = position("""
         . . . . . . . .

@@ -59,9 +59,8 @@ class Geometry:
         #: diagonally never crosses them, which stops shifted bitboards from wrapping round from
         #: one row to the next
         self._inner_columns = self._not_first_column & self._not_last_column
-        #: a run of opponent discs is at most ``size - 2`` long: one shift, then these many more
-        self._run_steps = range(n - 3)
-        self._shifts = (1, n - 1, n, n + 1)
+        #: whether a run of opponent discs can be longer than 7 (it is at most ``size - 2``)
+        self._longer_runs = n - 2 > 7
         top_left = (n // 2 - 1) * (n + 1)  # of the centre: d4 on 8x8
         self.start_black = 1 << top_left + 1 | 1 << top_left + n  # e4 and d5 on 8x8
         self.start_white = 1 << top_left | 1 << top_left + n + 1  # d4 and e5 on 8x8
@@ -130,21 +129,40 @@ class Geometry:
     def legal_mask(self, own: int, opp: int) -> int:
         """The bitboard of squares where ``own`` may place a disc against ``opp`` (0 if none).
 
-        For each of the eight directions, a run of opponent discs is grown from our discs one
-        shift at a time, and the empty square just past it is a placement.
+        For each of the eight directions, the runs of opponent discs next to our discs are
+        followed by doubling (a Kogge-Stone fill): steps of 1, 2 and 4 discs reach runs of up to
+        7, as long as a run can be on 8x8; 10x10 takes a step of 8 more. The empty square just
+        past a run is a placement.
         """
         empty = ~(own | opp) & self.full
         inner = opp & self._inner_columns
-        steps = self._run_steps
+        longer_runs = self._longer_runs
         moves = 0
-        sideways, down_left, down, down_right = self._shifts
-        for shift, runs in ((sideways, inner), (down_left, inner), (down, opp), (down_right, inner)):
-            forward = own << shift & runs
-            backward = own >> shift & runs
-            for _ in steps:
-                forward |= forward << shift & runs
-                backward |= backward >> shift & runs
-            moves |= forward << shift | backward >> shift
+        n = self.size
+        for shift, runs in ((1, inner), (n - 1, inner), (n, opp), (n + 1, inner)):
+            double = shift + shift
+            quadruple = double + double
+            # towards higher bits: ``reach`` holds our discs and the run discs found so far,
+            # ``chain`` the run discs with 1, then 3, then 7 more run discs right behind them
+            reach = own | runs & own << shift
+            chain = runs & runs << shift
+            reach |= chain & reach << double
+            chain &= chain << double
+            reach |= chain & reach << quadruple
+            if longer_runs:
+                chain &= chain << quadruple
+                reach |= chain & reach << quadruple + quadruple
+            moves |= (reach & runs) << shift
+            # towards lower bits, mirrored
+            reach = own | runs & own >> shift
+            chain = runs & runs >> shift
+            reach |= chain & reach >> double
+            chain &= chain >> double
+            reach |= chain & reach >> quadruple
+            if longer_runs:
+                chain &= chain >> quadruple
+                reach |= chain & reach >> quadruple + quadruple
+            moves |= (reach & runs) >> shift
         return moves & empty
 
     def neighbours_of(self, mask: int) -> int:
