@@ -276,8 +276,8 @@ class OthelloState(State):
         self.to_move = to_move
         self.ply = ply
         self.last_move = last_move
-        #: the legal moves as a bitmask (the pass's bit, ``size * size``, for the pass; 0 = game
-        #: over), or -1 until needed
+        #: the legal moves as a bitmask (bit ``size * size`` is the pass; 0 = game over), or -1
+        #: until needed
         self._legal = -1
 
     def discs(self, seat: int) -> int:
@@ -391,15 +391,15 @@ class OthelloState(State):
         game = self.game
         geometry = game.geometry
         rand = rng.random
-        black, white, me = self.black, self.white, 1 if self.to_move else 0
+        black, white, seat = self.black, self.white, self.to_move
         free = _squares(game.opening_squares & ~(black | white))
         while free:
             square = free.pop(int(rand() * len(free)))
-            if me:
+            if seat:
                 white |= 1 << square
             else:
                 black |= 1 << square
-            me ^= 1
+            seat = 1 - seat
         board = list(geometry.blank)
         mailbox = geometry.mailbox
         for square in _squares(black):
@@ -410,7 +410,7 @@ class OthelloState(State):
         for index in frontier:
             board[index] = _FRONTIER
         ray_steps, neighbours = geometry.ray_steps, geometry.neighbours
-        me, opp = (2, 1) if me else (1, 2)
+        me, opp = (2, 1) if seat else (1, 2)
         passes = 0
         while passes < 2:
             n = len(frontier)
