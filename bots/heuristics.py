@@ -343,22 +343,24 @@ def square_weights(size: int) -> tuple[int, ...]:
 class OthelloTables:
     """What the othello heuristics know of one board size's squares.
 
-    ``weights``: ``square_weights(size)``; ``corners``; ``corner_neighbours``: per corner, its
-    X square and its two C squares (bad to take while the corner is empty); ``edge_runs``: per
-    corner, the two edges leaving it as lists of squares (stable runs start at corners).
+    ``weights``: ``square_weights(size)``; ``corners``; ``corner_of``: per X or C square (next
+    to a corner, diagonally or along the edge: bad to take while the corner is empty), that
+    corner; ``edge_runs``: per corner, the two edges leaving it as lists of squares (stable runs
+    start at corners).
     """
 
     def __init__(self, size: int) -> None:
         self.weights = square_weights(size)
         last = size - 1
         self.corners = (0, last, last * size, size * size - 1)
-        self.corner_neighbours: dict[int, tuple[int, int, int]] = {}
+        self.corner_of: dict[int, int] = {}
         self.edge_runs: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         for corner in self.corners:
             row, col = divmod(corner, size)
             across = 1 if col == 0 else -1  # the step along the corner's row, into the board
             down = size if row == 0 else -size  # the step along its column
-            self.corner_neighbours[corner] = (corner + down + across, corner + across, corner + down)
+            for square in (corner + down + across, corner + across, corner + down):
+                self.corner_of[square] = corner
             self.edge_runs[corner] = (
                 tuple(corner + across * i for i in range(size)),
                 tuple(corner + down * i for i in range(size)),
@@ -378,20 +380,16 @@ def othello_masks(state: Any, seat: int) -> tuple[int, int]:
 
 def _square_sum(discs: int, empty_corners: set[int], tables: OthelloTables) -> int:
     total = 0
-    weights = tables.weights
+    weights, corner_of = tables.weights, tables.corner_of
     while discs:
         low = discs & -discs
         square = low.bit_length() - 1
         weight = weights[square]
-        if weight < 0 and not _near_empty_corner(square, empty_corners, tables):
+        if weight < 0 and corner_of.get(square) not in empty_corners:
             weight = 0  # next to a taken corner, an X or C square is harmless
         total += weight
         discs ^= low
     return total
-
-
-def _near_empty_corner(square: int, empty_corners: set[int], tables: OthelloTables) -> bool:
-    return any(square in tables.corner_neighbours[c] for c in empty_corners)
 
 
 def stable_discs(discs: int, tables: OthelloTables) -> int:
@@ -446,7 +444,7 @@ def othello_move_scores(state: Any) -> dict[int, int]:
             scores[move] = 0
             continue
         weight = tables.weights[move]
-        if weight < 0 and not _near_empty_corner(move, empty_corners, tables):
+        if weight < 0 and tables.corner_of.get(move) not in empty_corners:
             weight = 0
         flipped = geometry.flips(own, opp, move)
         mine, theirs = own | flipped | 1 << move, opp ^ flipped

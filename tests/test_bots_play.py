@@ -522,7 +522,7 @@ def test_othello_square_weights_of_6x6_and_10x10_follow_the_same_places():
 def test_othello_tables_know_each_corners_x_and_c_squares_and_edges():
     tables = OTHELLO_TABLES[10]
     assert tables.corners == (0, 9, 90, 99)
-    assert tables.corner_neighbours == {0: (11, 1, 10), 9: (18, 8, 19), 90: (81, 91, 80), 99: (88, 98, 89)}
+    assert tables.corner_of == {11: 0, 1: 0, 10: 0, 18: 9, 8: 9, 19: 9, 81: 90, 91: 90, 80: 90, 88: 99, 98: 99, 89: 99}
     assert tables.edge_runs[90] == (tuple(range(90, 100)), tuple(range(90, -1, -10)))
 
 
