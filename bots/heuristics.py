@@ -329,7 +329,8 @@ def square_weights(size: int) -> tuple[int, ...]:
 
     def weight(square: int) -> int:
         row, col = divmod(square, size)
-        # how far the square is from the nearest edge across, and along that edge
+        # the square's distances from the nearest side edge and from the nearest top or bottom
+        # one, the smaller first: (0, 0) is a corner, (0, k) an edge square k from a corner
         near, far = sorted((min(row, size - 1 - row), min(col, size - 1 - col)))
         if near == 0:
             return (100, -20, 10)[far] if far < 3 else 5
