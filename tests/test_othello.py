@@ -49,8 +49,8 @@ def reference_of(state: OthelloState) -> ref.RefState:
     n = state.game.size
     cells = state.board_data()["cells"]
     params = state.game.params
-    return ref.RefState([list(cells[r * n : r * n + n]) for r in range(n)], state.to_move, params["opening"],
-                        params["scoring"])
+    board = [list(cells[r * n : r * n + n]) for r in range(n)]
+    return ref.RefState(board, state.to_move, params["opening"], params["scoring"])
 
 
 def squares(*names: str, game=GAME) -> int:
@@ -75,15 +75,16 @@ def test_the_default_game_is_8x8_with_the_standard_opening_scored_by_count():
     [
         ({"size": 7}, "game 'othello': parameter 'size' cannot be 7; choose one of 6, 8, 10"),
         ({"size": 8.0}, "game 'othello': parameter 'size' cannot be 8.0; choose one of 6, 8, 10"),
-        ({"opening": "random"}, "parameter 'opening' cannot be 'random'; choose one of 'standard', 'free'"),
-        ({"scoring": "points"}, "parameter 'scoring' cannot be 'points'; choose one of 'count', 'wof'"),
+        ({"opening": "random"},
+         "game 'othello': parameter 'opening' cannot be 'random'; choose one of 'standard', 'free'"),
+        ({"scoring": "points"}, "game 'othello': parameter 'scoring' cannot be 'points'; choose one of 'count', 'wof'"),
     ],
     ids=["size-7", "size-8.0", "opening", "scoring"],
 )
 def test_a_parameter_value_the_game_does_not_have_is_refused_with_the_choices(params, message):
     with pytest.raises(GameParameterError) as error:
         get_game("othello", **params)
-    assert message in str(error.value)
+    assert str(error.value) == message
 
 
 # The start and the moves
