@@ -293,7 +293,8 @@ class OthelloState(State):
         if legal < 0:
             game = self.game
             own, opp = (self.white, self.black) if self.to_move else (self.black, self.white)
-            legal = game.opening_squares & ~(own | opp)
+            opening = game.opening_squares
+            legal = opening & ~(own | opp) if opening else 0
             if not legal:
                 geometry = game.geometry
                 legal = geometry.legal_mask(own, opp)
@@ -315,7 +316,8 @@ class OthelloState(State):
         geometry = game.geometry
         black, white = self.black, self.white
         if type(move) is int and 0 <= move < geometry.pass_move:
-            if game.opening_squares & ~(black | white):
+            opening = game.opening_squares  # 0 in the standard opening: the test is then cheap
+            if opening and opening & ~(black | white):
                 if self._legal_bits() >> move & 1:  # a free-opening placement: it flips nothing
                     if self.to_move:
                         return OthelloState(game, black, white | 1 << move, 0, self.ply + 1, move)
