@@ -11,8 +11,8 @@ playout picks each move with a probability proportional to its weight:
   ``bots.heuristics``). Small boards are base-3 numbers and each number's weighted moves come
   from a table, so a move costs a lookup, a random number and a bisection.
 - tic-tac-toe: win if possible, else block, else a random cell.
-- othello: a square's weight follows ``bots.heuristics.SQUARE_WEIGHTS`` (corners most, the
-  squares next to an empty corner least).
+- othello: a square's weight follows ``bots.heuristics.square_weights`` for the board's size
+  (corners most, the squares next to corners least).
 
 Each function takes the state (not changed) and a ``random.Random``, and returns the
 ``Outcome`` of the finished game, as ``State.random_playout`` does.
@@ -26,10 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.games import DRAW, WIN, Outcome, State
-from arena.games.othello import PASS, flips, legal_mask
 from arena.games.tictactoe import CELLS, FULL, WINS
 from arena.games.xtreme import CELL_OF, WIN_OUTCOMES, draw_points
-from bots.heuristics import SQUARE_WEIGHTS, THREATS, new_twos
+from bots.heuristics import OTHELLO_TABLES, THREATS, new_twos
 
 #: cell weights of the uttt/xtreme playout policy (see the module docstring)
 WIN_WEIGHT, TWO_WEIGHT, BLOCK_WEIGHT = 12, 2, 4
@@ -292,27 +291,36 @@ def tictactoe_heavy(state: Any, rng: random.Random, trace: list[int] | None = No
         seat = 1 - seat
 
 
-#: othello playout weights per square: SQUARE_WEIGHTS shifted and squeezed to 1..40
-OTHELLO_WEIGHTS = tuple(max(1, (w + 60) // 4) for w in SQUARE_WEIGHTS)
+#: othello playout weights per board size and square: the square weights shifted and squeezed
+#: to 1..40
+OTHELLO_WEIGHTS = {
+    size: tuple(max(1, (w + 60) // 4) for w in tables.weights) for size, tables in OTHELLO_TABLES.items()
+}
 
 
 def othello_heavy(state: Any, rng: random.Random, trace: list[int] | None = None) -> Outcome:
-    """An othello playout whose moves are drawn in proportion to their square weights;
-    ``trace`` (if given) gets the moves played, passes included."""
+    """An othello playout whose moves are drawn in proportion to their square weights (the
+    free opening's centre squares weigh alike); ``trace`` (if given) gets the moves played,
+    passes included."""
+    game = state.game
+    geometry = game.geometry
+    flips, legal_mask = geometry.flips, geometry.legal_mask
+    opening = game.opening_squares
     black, white = state.black, state.white
     own, opp = (white, black) if state.to_move else (black, white)
     seat = state.to_move
-    weights = OTHELLO_WEIGHTS
+    weights = OTHELLO_WEIGHTS[geometry.size]
     rand = rng.random
     passes = 0
     squares: list[int] = []
     cumulative: list[int] = []
     while passes < 2:
-        legal = legal_mask(own, opp)
+        free = opening & ~(own | opp)  # the free opening fills the centre first, flipping nothing
+        legal = free or legal_mask(own, opp)
         if not legal:
             passes += 1
             if trace is not None and passes == 1 and legal_mask(opp, own):
-                trace.append(PASS)
+                trace.append(geometry.pass_move)
         else:
             passes = 0
             squares.clear()
@@ -328,16 +336,13 @@ def othello_heavy(state: Any, rng: random.Random, trace: list[int] | None = None
             square = squares[bisect(cumulative, rand() * total)]
             if trace is not None:
                 trace.append(square)
-            flipped = flips(own, opp, square)
+            flipped = 0 if free else flips(own, opp, square)
             own |= flipped | 1 << square
             opp ^= flipped
         own, opp = opp, own
         seat = 1 - seat
     mine, theirs = (own, opp) if seat == 0 else (opp, own)
-    black_count, white_count = mine.bit_count(), theirs.bit_count()
-    if black_count == white_count:
-        return DRAW
-    return WIN[0] if black_count > white_count else WIN[1]
+    return game.result(mine.bit_count(), theirs.bit_count())
 
 
 HEAVY_PLAYOUTS: dict[str, Callable[[Any, random.Random], Outcome]] = {

@@ -133,6 +133,20 @@ def test_plays_legal_moves_to_the_end_against_itself(bot, game_name):
         assert game.replay(play_game(game, players)).is_terminal
 
 
+OTHELLO_BOTS = [bot for bot in STRATEGIES if "othello" in importlib.import_module(f"bots.{bot}").GAMES]
+
+
+@pytest.mark.parametrize("params", [{"size": 6}, {"size": 10}, {"opening": "free", "scoring": "wof"}],
+                         ids=["6x6", "10x10", "free-wof"])
+@pytest.mark.parametrize("bot", OTHELLO_BOTS)
+def test_othello_on_every_board_and_opening_is_played_to_the_end_against_random(bot, params):
+    game = get_game("othello", **params)
+    for seat in (0, 1):
+        players = [make("randombot", game, 1 - seat, 100)] * 2
+        players[seat] = make(bot, game, seat, 1, **BUDGETS[bot])
+        assert game.replay(play_game(game, players)).is_terminal
+
+
 def test_uttt_with_the_boards_tiebreak_is_played_to_the_end():
     game = get_game("uttt", tiebreak="boards")
     for bot in STRATEGIES:

@@ -19,7 +19,15 @@ from arena.games.tictactoe import CELLS, LINES
 from arena.games.xtreme import MOVE_AT
 from bots import flatmc, hmcts, minimax, onestep, qlearning, rules, sarsa, uct
 from bots.common import MARGIN_FLOOR, Budget, best_by, reward, same_position, stop_time
-from bots.heuristics import GAME_WIN, THREATS, immediate_wins, move_scores, position_key
+from bots.heuristics import (
+    GAME_WIN,
+    OTHELLO_TABLES,
+    THREATS,
+    immediate_wins,
+    move_scores,
+    position_key,
+    square_weights,
+)
 from bots.playouts import othello_heavy, tictactoe_heavy, uttt_heavy, xtreme_heavy
 from bots.qlearning import QNode
 
@@ -456,8 +464,11 @@ def test_position_keys_tell_positions_apart_like_their_full_description(game):
         (get_game("uttt", tiebreak="boards"), uttt_heavy, lambda m: m),
         (XTREME, xtreme_heavy, lambda m: MOVE_AT[m // 9][m % 9]),
         (OTHELLO, othello_heavy, lambda m: m),
+        (get_game("othello", size=6), othello_heavy, lambda m: m),
+        (get_game("othello", size=10), othello_heavy, lambda m: m),
+        (get_game("othello", opening="free", scoring="wof"), othello_heavy, lambda m: m),
     ],
-    ids=["tictactoe", "uttt", "uttt-boards", "xtreme", "othello"],
+    ids=["tictactoe", "uttt", "uttt-boards", "xtreme", "othello", "othello-6", "othello-10", "othello-free-wof"],
 )
 def test_heavy_playouts_play_by_the_rules_and_report_the_engines_outcome(game, playout, to_move):
     for n, state in enumerate(random_positions(game, range(6), every=7)):
@@ -470,6 +481,49 @@ def test_heavy_playouts_play_by_the_rules_and_report_the_engines_outcome(game, p
             assert end.outcome == outcome
         else:  # the playout stopped at a game-winning move, which it does not trace
             assert outcome.winner == end.to_move and reference_wins(end)
+
+
+def test_othello_square_weights_on_8x8_are_the_classic_table():
+    assert square_weights(8) == (
+        100, -20, 10, 5, 5, 10, -20, 100,
+        -20, -50, -2, -2, -2, -2, -50, -20,
+        10, -2, 1, 1, 1, 1, -2, 10,
+        5, -2, 1, 0, 0, 1, -2, 5,
+        5, -2, 1, 0, 0, 1, -2, 5,
+        10, -2, 1, 1, 1, 1, -2, 10,
+        -20, -50, -2, -2, -2, -2, -50, -20,
+        100, -20, 10, 5, 5, 10, -20, 100,
+    )
+
+
+def test_othello_square_weights_of_6x6_and_10x10_follow_the_same_places():
+    assert square_weights(6) == (
+        100, -20, 10, 10, -20, 100,
+        -20, -50, -2, -2, -50, -20,
+        10, -2, 0, 0, -2, 10,
+        10, -2, 0, 0, -2, 10,
+        -20, -50, -2, -2, -50, -20,
+        100, -20, 10, 10, -20, 100,
+    )
+    assert square_weights(10) == (
+        100, -20, 10, 5, 5, 5, 5, 10, -20, 100,
+        -20, -50, -2, -2, -2, -2, -2, -2, -50, -20,
+        10, -2, 1, 1, 1, 1, 1, 1, -2, 10,
+        5, -2, 1, 1, 1, 1, 1, 1, -2, 5,
+        5, -2, 1, 1, 0, 0, 1, 1, -2, 5,
+        5, -2, 1, 1, 0, 0, 1, 1, -2, 5,
+        5, -2, 1, 1, 1, 1, 1, 1, -2, 5,
+        10, -2, 1, 1, 1, 1, 1, 1, -2, 10,
+        -20, -50, -2, -2, -2, -2, -2, -2, -50, -20,
+        100, -20, 10, 5, 5, 5, 5, 10, -20, 100,
+    )
+
+
+def test_othello_tables_know_each_corners_x_and_c_squares_and_edges():
+    tables = OTHELLO_TABLES[10]
+    assert tables.corners == (0, 9, 90, 99)
+    assert tables.corner_of == {11: 0, 1: 0, 10: 0, 18: 9, 8: 9, 19: 9, 81: 90, 91: 90, 80: 90, 88: 99, 98: 99, 89: 99}
+    assert tables.edge_runs[90] == (tuple(range(90, 100)), tuple(range(90, -1, -10)))
 
 
 def test_reward_is_the_share_of_the_result():

@@ -66,6 +66,10 @@ def sites(tmp_path_factory):
         stages = STAGES if game == "xtreme" else [{"name": "league", "games_per_pair": 2}]
         synthesize(url, teams=teams, game=game, stages=stages, name=game, forfeit_every=5)
         made[game] = url
+    url = f"sqlite:///{root / 'othello-10'}.db"
+    synthesize(url, teams=4, game="othello", params={"size": 10}, stages=[{"name": "league", "games_per_pair": 2}],
+               name="othello-10", forfeit_every=5)
+    made["othello-10"] = url
     url = f"sqlite:///{root / 'tictactoe.db'}"
     sessions, tid = create(url, league_config("tictactoe"))
     play_stage(sessions, tid, 0, play_league)
@@ -95,14 +99,15 @@ def url_of(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-def engine_marks(game: str, state) -> dict[str, str]:
+def engine_marks(state) -> dict[str, str]:
     """What each cell holds in ``state``, keyed by the cell's move text, as the page marks it."""
+    game = state.game.name
     if game == "tictactoe":
         return {str(i): c.strip(".") for i, c in enumerate(state.cells())}
     if game == "uttt":
         return {f"{i // 9} {i % 9}": c.strip(".") for i, c in enumerate(state.cells())}
     if game == "othello":
-        return {f"{'abcdefgh'[i % 8]}{i // 8 + 1}": c.strip(".") for i, c in enumerate(state.cells())}
+        return {state.game.format_move(i): c.strip(".") for i, c in enumerate(state.cells())}
     return {f"{k} {i // 9} {i % 9}": c.strip(".") for k in (0, 1) for i, c in enumerate(state.cells(k))}
 
 
@@ -122,12 +127,12 @@ def test_the_leaderboard_rows_match_the_database(page, sites):
     assert page.errors == []
 
 
-@pytest.mark.parametrize("game", ["tictactoe", "uttt", "xtreme", "othello"])
-def test_stepping_a_replay_changes_the_board_as_the_moves_say(page, sites, game):
-    site, found = sites[game]
+@pytest.mark.parametrize("site_name", ["tictactoe", "uttt", "xtreme", "othello", "othello-10"])
+def test_stepping_a_replay_changes_the_board_as_the_moves_say(page, sites, site_name):
+    site, found = sites[site_name]
     played = max((g for g in found.games if g.termination == "normal"), key=lambda g: g.plies)
     page.goto(url_of(site / "games" / f"{played.id}.html"))
-    engine = get_game(game)
+    engine = get_game(found.config.game.name, **found.config.game.params)
     moves = page.evaluate("JSON.parse(document.getElementById('game-data').textContent).moves")
     states = [engine.initial_state()]
     for _, text, _ in moves:
@@ -137,7 +142,7 @@ def test_stepping_a_replay_changes_the_board_as_the_moves_say(page, sites, game)
     def at(ply: int) -> None:
         assert page.input_value("#ply") == str(ply)
         assert page.text_content("#ply-label") == f"{ply}/{played.plies}"
-        assert page_marks(page) == engine_marks(game, states[ply]), f"ply {ply}"
+        assert page_marks(page) == engine_marks(states[ply]), f"ply {ply}"
         highlighted = page.eval_on_selector_all("#board rect.cell.last", "cells => cells.map(c => c.dataset.move)")
         assert highlighted == ([moves[ply - 1][1]] if ply and moves[ply - 1][1] != "pass" else [])
         assert page.get_attribute("#moves li.current", "data-ply") == str(ply)

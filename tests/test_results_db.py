@@ -119,16 +119,20 @@ def set_status(sessions: sessionmaker[Session], tournament_id: int, status: str,
 
 
 def synthesize(url: str, *, teams: int = 72, game: str = "xtreme", stages: list[dict] | None = None,
-               seed: int = 2019, forfeit_every: int = 25, name: str = "course-synthetic") -> str:  # fmt: skip
+               seed: int = 2019, forfeit_every: int = 25, name: str = "course-synthetic",
+               params: dict | None = None) -> str:  # fmt: skip
     """A whole tournament of random legal games (the 2019 course format by default: 72 teams,
-    about 790 games); one game in ``forfeit_every`` is cut by a forfeit, the kinds in turn."""
-    config = {"name": name, "game": game, "seed": seed, "scoring": "course2019" if game == "xtreme" else "standard",
+    about 790 games) of ``game`` with ``params``; one game in ``forfeit_every`` is cut by a
+    forfeit, the kinds in turn."""
+    params = params or {}
+    config = {"name": name, "game": {"name": game, "params": params} if params else game, "seed": seed,
+              "scoring": "course2019" if game == "xtreme" else "standard",
               "time": {"move": 0.2},
               "bots": {module.split(".")[1]: {"module": module} for module in MODULES},
               "teams": {f"Team {i:02d}": MODULES[i % len(MODULES)].split(".")[1] for i in range(1, teams + 1)},
               "stages": stages or COURSE_STAGES}  # fmt: skip
     sessions, tournament_id = create(url, config)
-    engine = get_game(game)
+    engine = get_game(game, **params)
     rng = random.Random(seed)
     pace = {f"Team {i:02d}": rng.uniform(-2.5, 3.5) for i in range(1, teams + 1)}
     kinds = [t.value for t in FORFEITS]

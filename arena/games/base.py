@@ -59,8 +59,9 @@ class Game(ABC):
     name: ClassVar[str]
     #: parameter name -> (default, allowed values); a game with none leaves it empty
     PARAMETERS: ClassVar[Mapping[str, tuple[Any, tuple[Any, ...]]]] = {}
-    #: how moves are written, with an example, for error messages and help
-    NOTATION: ClassVar[str]
+    #: how moves are written, with an example, for error messages and help (set per instance
+    #: where a parameter changes it)
+    NOTATION: str
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.PARAMETERS))
@@ -73,7 +74,7 @@ class Game(ABC):
         resolved = {}
         for key, (default, allowed) in self.PARAMETERS.items():
             value = params.get(key, default)
-            if value not in allowed:
+            if not any(value == choice and type(value) is type(choice) for choice in allowed):
                 raise GameParameterError(
                     f"game {self.name!r}: parameter {key!r} cannot be {value!r}; "
                     f"choose one of {', '.join(map(repr, allowed))}"

@@ -123,17 +123,19 @@
       }
       return svg(676, 350, body);
     },
+    /* Any board size: the cells are the board row by row, so there are n * n of them. */
     othello: function (f, before) {
+      var n = Math.round(Math.sqrt(f.cells.length)), columns = "abcdefghij";
       var size = 44, m = 26, out = "", i, r, c, x, y, name, content, lastMove = lastMoveText(), legal = {};
       (f.legal || []).forEach(function (t) { legal[t] = true; });
-      out += '<rect class="felt" x="' + m + '" y="' + m + '" width="' + 8 * size + '" height="' + 8 * size + '" rx="3"/>';
-      for (i = 0; i < 8; i++) {
-        out += '<text class="coord" x="' + (m + i * size + size / 2) + '" y="' + (m - 9) + '" text-anchor="middle">' + "abcdefgh"[i] + "</text>";
+      out += '<rect class="felt" x="' + m + '" y="' + m + '" width="' + n * size + '" height="' + n * size + '" rx="3"/>';
+      for (i = 0; i < n; i++) {
+        out += '<text class="coord" x="' + (m + i * size + size / 2) + '" y="' + (m - 9) + '" text-anchor="middle">' + columns[i] + "</text>";
         out += '<text class="coord" x="' + (m - 10) + '" y="' + (m + i * size + size / 2 + 4) + '" text-anchor="middle">' + (i + 1) + "</text>";
       }
-      for (i = 0; i < 64; i++) {
-        r = Math.floor(i / 8); c = i % 8; x = m + c * size; y = m + r * size;
-        name = "abcdefgh"[c] + (r + 1);
+      for (i = 0; i < n * n; i++) {
+        r = Math.floor(i / n); c = i % n; x = m + c * size; y = m + r * size;
+        name = columns[c] + (r + 1);
         content = f.cells[i];
         out += cell(x, y, size, name, content, "square" + (name === lastMove ? " last" : ""));
         if (content !== ".") {
@@ -147,10 +149,10 @@
           out += '<circle class="hint ' + (f.to_move === 0 ? "b" : "w") + '" cx="' + (x + size / 2) + '" cy="' + (y + size / 2) + '" r="5"/>';
         }
       }
-      [[2, 2], [2, 6], [6, 2], [6, 6]].forEach(function (p) {
+      [[2, 2], [2, n - 2], [n - 2, 2], [n - 2, n - 2]].forEach(function (p) {
         out += '<circle class="star" cx="' + (m + p[1] * size) + '" cy="' + (m + p[0] * size) + '" r="3"/>';
       });
-      return svg(8 * size + m + 10, 8 * size + m + 10, out);
+      return svg(n * size + m + 10, n * size + m + 10, out);
     }
   };
 
