@@ -4,47 +4,22 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import shutil
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import arena
-import bots
-
-KINDS = ("python", "command", "course2019")
-SANDBOX = str(Path(__file__).with_name("sandbox.py"))
-
-
-def command_line(command: str, base: str | None) -> list[str]:
-    """A command bot's words, with every word that names a file or program relative to
-    ``base`` (where it was declared) made absolute: the bot runs in a folder of its own."""
-    words = shlex.split(command)
-    folder = Path(base or ".")
-    for index, word in enumerate(words):
-        if os.path.isabs(word) or word.startswith("-"):
-            continue
-        candidate = folder / word
-        if (os.sep in word or index > 0) and candidate.exists():
-            words[index] = str(candidate.resolve())
-    return words
-
-
-def command_files(command: str, base: str | None) -> list[Path]:
-    """The files a command bot's command line names (its program's code)."""
-    return [Path(word) for word in command_line(command, base) if os.path.isabs(word) and os.path.isfile(word)]
+from arena.botkinds import SANDBOX, BotKind, harness_paths, interpreter_paths, kind_of
 
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """A bot as the workers start it. Hashable, so warm processes can be kept per spec.
 
-    ``kind`` is ``python`` (a module run by arena's host program), ``command`` (any program
-    speaking the protocol) or ``course2019`` (a 2019 course bot file); ``params`` is JSON text;
-    ``path`` the folder the bot was declared from (modules are imported from it, relative
-    command paths resolved in it); ``sandbox`` False runs it without namespaces or Landlock.
+    ``kind`` names its ``arena.botkinds`` kind: ``python`` (a module run by arena's host
+    program), ``command`` (any program speaking the protocol) or ``course2019`` (a 2019 course
+    bot file); ``params`` is JSON text; ``path`` the folder a Python module is imported from (its
+    bundle) or a command's relative paths are resolved in; ``sandbox`` False runs it without
+    namespaces, Landlock or seccomp.
     """
 
     name: str
@@ -63,29 +38,24 @@ class BotSpec:
         return json.loads(self.params)
 
     @property
+    def bot_kind(self) -> BotKind:
+        return kind_of(self.kind)
+
+    @property
     def clock_kind(self) -> str | None:
-        """The clock this bot is timed by whatever the tournament says: a course bot keeps the
-        wall clock (course bots time themselves); ``None``: the tournament's."""
-        return "wall" if self.kind == "course2019" else None
+        """The clock this bot is timed by whatever the tournament says (a course bot keeps the
+        wall clock: course bots time themselves); ``None``: the tournament's."""
+        return self.bot_kind.clock
 
     @property
     def answers_describe(self) -> bool:
         """Whether it surely answers ``describe`` (arena's own host programs do)."""
-        return self.kind in ("python", "course2019")
+        return self.bot_kind.answers_describe
 
     def command(self, game: dict[str, Any] | None = None) -> list[str]:
         """The bot's own command line, before confinement (``game``: the game it will play, for
         which arena's Python host warms the bot up before its first game)."""
-        python = self.python or sys.executable
-        if self.kind == "python":
-            path = ["--path", self.path] if self.path else []
-            warm_up = ["--warm-up", json.dumps(game, separators=(",", ":"))] if game else []
-            return [python, "-m", "arena.host", *path, *warm_up, self.target, self.params]
-        if self.kind == "course2019":
-            from arena import course
-
-            return course.host_argv(python, self)
-        return command_line(self.target, self.path)
+        return self.bot_kind.command(self, game)
 
     def confinement(self) -> dict[str, Any]:
         """The sandbox's settings for this bot (arguments of ``sandbox.confine``; the worker
@@ -116,42 +86,14 @@ class BotSpec:
         """The arguments of ``arena.host`` when this bot is a Python module that this very
         interpreter runs (it can then be forked from a warm launcher, arena/launcher.py);
         else ``None``."""
-        if self.kind != "python" or (self.python is not None and self.python != sys.executable):
-            return None
-        return self.command(game)[3:]
+        return self.bot_kind.host_arguments(self, game)
+
+    def environment(self) -> dict[str, str]:
+        """Variables its process needs besides the scrubbed environment."""
+        return self.bot_kind.environment(self)
 
     def readable(self, command: list[str]) -> list[str]:
         """What the bot may read besides the system: its interpreter, arena's and the built-in
         bots' code, and its own code, but no other file (other bots, the database)."""
-        paths = {sys.prefix, sys.base_prefix, sys.exec_prefix,
-                 str(Path(arena.__file__).parent), str(Path(bots.__file__).parent)}  # fmt: skip
-        executable = shutil.which(command[0]) if command else None
-        if executable:
-            real = Path(executable).resolve()
-            # an interpreter in a bin folder: its installation; any other program: its folder
-            paths.add(str(real.parent.parent if real.parent.name == "bin" else real.parent))
-            if "pyenv" in executable:  # a pyenv shim runs pyenv itself first
-                paths.add(str(Path(executable).parent.parent))
-        if self.kind == "python":
-            paths |= self._module_paths()
-        elif self.kind == "course2019":
-            paths.add(self.target)
-        else:  # a command bot: the files its command names, and their folders unless that is
-            # the folder it was declared from (which may hold the database and other bots)
-            declared = Path(self.path).resolve() if self.path else None
-            for arg in command[1:]:
-                if os.path.isabs(arg) and os.path.isfile(arg):
-                    folder = Path(arg).parent
-                    paths.add(arg if folder == declared else str(folder))
-        return sorted(paths)
-
-    def _module_paths(self) -> set[str]:
-        target = self.target
-        if target.endswith(".py") or os.sep in target:
-            return {str(Path(self.path or ".", target).resolve())}
-        top = target.split(".")[0]
-        for folder in filter(None, [self.path]):
-            for candidate in (Path(folder, top), Path(folder, top + ".py")):
-                if candidate.exists():
-                    return {str(candidate.resolve())}
-        return set()
+        paths = harness_paths() | interpreter_paths(command[0] if command else None)
+        return sorted(paths | self.bot_kind.readable(self, command))

@@ -26,12 +26,11 @@ def play(
     db: Db = DEFAULT_DB,
 ) -> None:
     """Play a game against a bot; type 'help' at the prompt for the commands."""
-    from arena.botspec import BotSpec
     from arena.games import get_game
     from arena.job import TimeControl
     from arena.play import play_against, symbol
     from arena.store import Bot
-    from arena.tournament import bot_row
+    from arena.roster import Bundles, bot_row
     from arena.config import BotDef
 
     chosen = get_game(game)
@@ -45,19 +44,19 @@ def play(
         row = session.scalars(select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())).first()
         if row is not None and params:
             merged = {**json.loads(row.params), **params}
-            row = bot_row(session, row.name, BotDef(**_definition(row), params=merged), Path(row.path or "."))
+            row = bot_row(session, row.name, BotDef.of(row.kind, row.target, merged, row.python), Path(row.path or "."))
         if row is None:
             if not (bot.endswith(".py") or "." in bot or "/" in bot):
                 known = ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
                 raise ArenaError(f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)")
             key = "path" if bot.endswith(".py") or "/" in bot else "module"
             row = bot_row(session, bot, BotDef(**{key: bot}, params=params), Path.cwd())
-        spec = BotSpec(row.name, row.kind, row.target, row.params, row.python, row.path)
         session.expunge(row)
     clock = TimeControl(move=move_time, grace=0.1, startup=30.0)
     console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
                   f"[bold]{escape(row.name)}[/] at {move_time:g} s a move. Type 'help' for the commands.", highlight=False)  # fmt: skip
-    record = play_against(store, chosen, row, spec, human_seat, clock, sys.stdin, sys.stdout)
+    with Bundles() as bundles:
+        record = play_against(store, chosen, row, bundles.spec(row, row.name), human_seat, clock, sys.stdin, sys.stdout)
     final = chosen.replay([m.move for m in record.moves])
     console.print(final.render(), highlight=False, markup=False)
     if record.termination.value == "aborted":
@@ -67,10 +66,3 @@ def play(
     how = "" if record.termination.value == "normal" else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
     console.print(f"Game over: {result}{how}. Stored as game {record.game_id} ('arena replay {record.game_id}').",
                   highlight=False, markup=False)  # fmt: skip
-
-
-def _definition(row) -> dict:
-    key = {"python": "module", "command": "command", "course2019": "course"}[row.kind]
-    if row.kind == "python" and (row.target.endswith(".py") or "/" in row.target):
-        key = "path"
-    return {key: row.target, "python": row.python}

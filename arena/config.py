@@ -19,7 +19,6 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
-    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -50,7 +49,7 @@ class BotDef(Strict):
     python: str | None = None
 
     @model_validator(mode="after")
-    def _one_target(self, info: ValidationInfo) -> BotDef:
+    def _one_target(self) -> BotDef:
         given = [k for k in ("module", "path", "command", "course") if getattr(self, k)]
         if len(given) != 1:
             raise ValueError("give exactly one of module (e.g. bots.uct), path (a .py file), "
@@ -58,13 +57,20 @@ class BotDef(Strict):
                              f"course bot file); got {', '.join(given) or 'none'}")  # fmt: skip
         if self.command and self.params:
             raise ValueError("a command bot takes its parameters on its command line, not params")
-        from arena import course
+        from arena.botkinds import command_line, kind_of
 
-        if self.course:
-            course.check_params(self.params)
-        if self.python and (info.context or {}).get("check_environment"):
-            course.check_interpreter(self.python)  # only for a file about to run, not a stored one
+        kind_of(self.kind).check_params(self.params)
+        if self.command:
+            command_line(self.command, None)  # only read: nothing is run by validating a file
         return self
+
+    @classmethod
+    def of(cls, kind: str, target: str, params: dict[str, Any] | None = None, python: str | None = None) -> BotDef:
+        """The definition of a bot of ``kind`` (as stored) with ``target``."""
+        from arena.botkinds import is_path
+
+        key = {"command": "command", "course2019": "course"}.get(kind) or ("path" if is_path(target) else "module")
+        return cls(**{key: target}, params=params or {}, python=python)
 
     @property
     def kind(self) -> str:
@@ -214,6 +220,13 @@ class TournamentDef(Strict):
             count = stage.advance * stage.pools
         return found
 
+    def definitions(self) -> list[tuple[str, BotDef]]:
+        """Every bot the file defines, with the field it is defined at (``bots.NAME`` or
+        ``teams.TEAM`` for a team's inline bot)."""
+        found = [(f"bots.{name}", definition) for name, definition in self.bots.items()]
+        found += [(f"teams.{team}", ref) for team, ref in (self.teams or {}).items() if isinstance(ref, BotDef)]
+        return found
+
     def team_bots(self) -> dict[str, str | BotDef]:
         """Team name -> bot (a name under ``bots:`` or registered, or a definition)."""
         if self.teams is not None:
@@ -253,7 +266,7 @@ def parse_config(text: str, source: str = "tournament file", base: Path | None =
                           f"teams; got {type(data).__name__}")  # fmt: skip
     data = _include_roster(data, source, base)
     try:
-        config = TournamentDef.model_validate(data, context={"check_environment": True})
+        config = TournamentDef.model_validate(data)
     except ValidationError as error:
         lines = [f"  {_location(e)}: {_message(e)}" for e in error.errors()[:12]]
         raise ConfigError(f"{source} is not a valid tournament:\n" + "\n".join(lines)) from None

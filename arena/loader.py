@@ -86,18 +86,3 @@ def make_player(module: ModuleType, game: Any, seat: int, rng: Any, params: dict
 def description(module: ModuleType) -> str:
     """The first line of the module's docstring."""
     return (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
-
-
-def source_hash(target: str) -> str | None:
-    """SHA-256 of the bot's source file, or ``None`` when it cannot be found without importing."""
-    if is_path(target):
-        path = Path(target)
-    else:
-        spec = importlib.util.find_spec(target)
-        if spec is None or spec.origin is None:
-            return None
-        path = Path(spec.origin)
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None

@@ -15,7 +15,10 @@ from arena.botspec import BotSpec
 from arena.errors import ArenaError
 from arena.games import GAMES, get_game
 from arena.job import TimeControl, derive_seed
-from arena.loader import is_path
+from arena.botkinds import BotKindError, is_path
+from arena.config import BotDef
+from arena.course import check_interpreter
+from arena.roster import Bundles, bot_fields
 from arena.match import play_game
 from arena.process import Limit
 from arena.records import BotFault, Overloaded
@@ -75,24 +78,19 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
                  params: dict[str, Any], games: list[str], python: str | None, move_time: float,
                  base: Path) -> tuple[dict[str, Any], str]:  # fmt: skip
     """Check and store a bot; (its row as data, what happened: registered / new version / unchanged)."""
-    from arena.tournament import code_hash
-
-    if kind != "command" and is_path(target):
-        path = (base / target).resolve()
-        if not path.is_file():
-            raise RegistrationError(f"no bot file {target!r}")
-        target = str(path)
     for game in games:
         if game not in GAMES:
             raise RegistrationError(f"unknown game {game!r}; the games are: {', '.join(GAMES)}")
-    if python is not None:
-        from arena.course import check_interpreter
-
-        check_interpreter(python)
-    name = name or _default_name(kind, target)
-    spec = BotSpec(name, kind, target, json.dumps(params, sort_keys=True), python, str(base))
+    try:
+        fields = bot_fields(BotDef.of(kind, target, params, python), base)
+    except (BotKindError, ValueError) as error:
+        raise RegistrationError(str(error).removeprefix("Value error, ")) from None
+    if fields["python"] is not None:
+        check_interpreter(fields["python"])
+    name = name or _default_name(kind, fields["target"])
     description, claimed = "", None
-    with GameWorker() as worker:
+    with Bundles() as bundles, GameWorker() as worker:
+        spec = bundles.spec(Bot(name=name, version=0, **fields), name)
         if kind != "command":
             info = describe(worker, spec)
             description, claimed = info.get("description", ""), info.get("games") or None
@@ -102,13 +100,12 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
             if claimed and game not in claimed:
                 raise RegistrationError(f"bot {name!r} does not play {game!r}; it plays {', '.join(claimed)}")
             smoke_game(worker, spec, game, move_time)
-    fields = {"kind": kind, "target": target, "params": spec.params, "python": python,
-              "path": str(base), "code_hash": code_hash(kind, target, base)}  # fmt: skip
     with sessions.begin() as session:
         latest = session.scalars(select(Bot).where(Bot.name == name).order_by(Bot.version.desc())).first()
         if latest is not None and all(getattr(latest, k) == v for k, v in fields.items()):
             latest.registered = True
             latest.games = sorted(set(latest.games or []) | set(claimed or games))
+            latest.description = latest.description or description
             row, status = latest, "unchanged"
         else:
             row = Bot(name=name, version=latest.version + 1 if latest else 1, description=description,

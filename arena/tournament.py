@@ -5,7 +5,6 @@ the next stage from the standings, and resume all of it after any interruption.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import logging
 import os
 import random
@@ -18,12 +17,12 @@ from pathlib import Path
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from arena import loader
-from arena.botspec import BotSpec, command_files
-from arena.config import BotDef, TournamentDef
+from arena.botspec import BotSpec
+from arena.config import TournamentDef
 from arena.errors import ArenaError
 from arena.job import GameJob, derive_seed
 from arena.rating import replay_ratings
+from arena.roster import Bundles, code_changed, resolve_team_bot
 from arena.records import GameRecord
 from arena.schedule import draw_pools, round_robin
 from arena.standings import GameResult, Standing, game_points, table
@@ -45,96 +44,6 @@ log = logging.getLogger(__name__)
 
 class TournamentError(ArenaError):
     """A tournament that cannot be started or resumed as asked."""
-
-
-# ---------------------------------------------------------------- bots
-
-
-def bot_row(session: Session, name: str, definition: BotDef, base: Path) -> Bot:
-    """The stored version of bot ``name`` as ``definition`` says, adding a new version if the
-    definition or its code changed (a file bot is stored with its absolute path)."""
-    target, path = definition.target, None
-    if definition.kind in ("python", "course2019") and loader.is_path(target):
-        resolved = (base / target).resolve()
-        if not resolved.is_file():
-            raise TournamentError(f"bot {name!r}: no file {target!r} (looked in {base})")
-        target = str(resolved)
-    elif definition.kind == "python":
-        path = str(base)
-    elif definition.kind == "command":
-        path = str(base)
-    fields = {"kind": definition.kind, "target": target, "params": json_params(definition.params),
-              "python": definition.python, "path": path,
-              "code_hash": code_hash(definition.kind, target, base)}  # fmt: skip
-    latest = session.scalars(select(Bot).where(Bot.name == name).order_by(Bot.version.desc())).first()
-    if latest is not None and all(getattr(latest, k) == v for k, v in fields.items()):
-        return latest
-    row = Bot(name=name, version=(latest.version + 1) if latest else 1, **fields)
-    session.add(row)
-    session.flush()
-    return row
-
-
-def code_hash(kind: str, target: str, base: Path) -> str | None:
-    """The hash of a bot's code: its file's, its module's, or for a command the command line
-    and the files it names (a program found on the PATH is not hashed)."""
-    if kind == "command":
-        digest = hashlib.sha256(target.encode())
-        for path in command_files(target, str(base)):
-            if path.stat().st_size <= 64 << 20:
-                digest.update(path.read_bytes())
-        return digest.hexdigest()
-    if loader.is_path(target):
-        return loader.source_hash(target)
-    return _module_hash(target, base)
-
-
-def _module_hash(target: str, base: Path) -> str | None:
-    import sys
-
-    sys.path.insert(0, str(base))
-    try:
-        found = loader.source_hash(target)
-    except (ImportError, ValueError):
-        found = None
-    finally:
-        sys.path.remove(str(base))
-    if found is None:
-        raise TournamentError(f"no bot module {target!r}: give a dotted module name (e.g. bots.uct) "
-                              "importable from the tournament's folder, or a path to a .py file")  # fmt: skip
-    return found
-
-
-def json_params(params: dict) -> str:
-    import json
-
-    return json.dumps(params, sort_keys=True, separators=(",", ":"))
-
-
-def resolve_team_bot(session: Session, config: TournamentDef, team: str, ref: str | BotDef, base: Path) -> Bot:
-    """The bot version a team plays with: one declared under ``bots:``, inline, or registered."""
-    if isinstance(ref, BotDef):
-        return bot_row(session, team, ref, base)
-    if ref in config.bots:
-        return bot_row(session, ref, config.bots[ref], base)
-    registered = session.scalars(
-        select(Bot).where(Bot.name == ref, Bot.registered.is_(True)).order_by(Bot.version.desc())
-    ).first()
-    if registered is None:
-        known = sorted(config.bots) + sorted(
-            set(session.scalars(select(Bot.name).where(Bot.registered.is_(True))))
-        )
-        raise TournamentError(f"team {team!r} plays bot {ref!r}, which is neither under bots: "
-                              f"nor registered; known bots: {', '.join(known) or 'none'} "
-                              "(see 'arena bots', 'arena register')")  # fmt: skip
-    return registered
-
-
-def bot_spec(bot: Bot, team: str, config: TournamentDef) -> BotSpec:
-    """How the workers start ``bot`` for ``team`` under the tournament's limits."""
-    return BotSpec(name=team, kind=bot.kind, target=bot.target, params=bot.params, python=bot.python,
-                   path=bot.path, memory_mb=config.limits.memory_mb, file_size_mb=config.limits.file_size_mb,
-                   processes=config.limits.processes)  # fmt: skip
 
 
 # ---------------------------------------------------------------- planning
@@ -311,11 +220,30 @@ class TournamentRun:
         self.workers = workers or config.workers or os.cpu_count() or 1
         self.tournament_id: int | None = None
         self.specs: dict[int, BotSpec] = {}
+        self.bundles = Bundles()
+
+    def check_interpreters(self) -> None:
+        """``ConfigError`` naming each bot whose interpreter (``python:``) cannot run: each is
+        asked its version inside the sandbox, once."""
+        from arena.botkinds import resolve_interpreter
+        from arena.config import ConfigError
+        from arena.course import InterpreterError, check_interpreter
+
+        problems = []
+        for where, definition in self.config.definitions():
+            if definition.python:
+                try:
+                    check_interpreter(resolve_interpreter(definition.python, self.base))
+                except InterpreterError as error:
+                    problems.append(f"  {where}.python: {error}")
+        if problems:
+            raise ConfigError("the tournament's bots cannot all run:\n" + "\n".join(problems))
 
     def prepare(self) -> tuple[Tournament, bool]:
         """Create the tournament and its first stage, or check that it may be resumed;
         (the tournament, whether it already existed)."""
         config = self.config
+        self.check_interpreters()
         with self.sessions.begin() as session:
             existing = session.scalars(select(Tournament).where(Tournament.name == config.name)).first()
             if existing is not None:
@@ -344,7 +272,7 @@ class TournamentRun:
                 resumed = False
             self.tournament_id = tournament.id
             for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
-                self.specs[entry.id] = bot_spec(bot, entry.team, config)
+                self.specs[entry.id] = self.bundles.spec(bot, entry.team, config.limits)
             return tournament, resumed
 
     def _play(self, runner, jobs: list[GameJob], progress: Progress,
@@ -382,9 +310,7 @@ class TournamentRun:
 
     def _check_bots_unchanged(self, session: Session, tournament: Tournament) -> None:
         for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
-            if bot.code_hash is None:
-                continue
-            if code_hash(bot.kind, bot.target, Path(bot.path or self.base)) != bot.code_hash:
+            if code_changed(bot, self.base):
                 raise TournamentError(f"the code of bot {bot.name!r} (team {entry.team!r}) changed since tournament "
                                       f"{tournament.name!r} started, so resuming would mix two versions; restore it, "
                                       "or start a new tournament under another name")  # fmt: skip
@@ -442,6 +368,8 @@ class TournamentRun:
                 log.error("could not record the tournament as %s: %s", status, error)
                 if status == "finished":
                     raise
+            finally:
+                self.bundles.close()
         return progress
 
 

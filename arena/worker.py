@@ -364,7 +364,7 @@ class GameWorker:
         spec_of_game = None if game is None else game.spec()
         arguments = spec.host_arguments(spec_of_game)
         launcher = self._launcher_for(game.name) if arguments is not None and game is not None else None
-        common = {"cgroup": group, "registry": self.started, "memory_mb": spec.memory_mb}
+        common = {"cgroup": group, "registry": self.started, "memory_mb": spec.memory_mb, "env": spec.environment()}
         if launcher is not None:
             try:
                 return BotProcess(spec.argv(settings), spec.name, fork=(launcher, arguments, settings), **common)

@@ -1,0 +1,144 @@
+"""The roster: the bot versions a tournament's teams play with, the hashes of their code, and
+how the workers start them (``BotSpec``), with their code copied into bundles of their own.
+
+A bot version is stored once per name, kind, target, parameters (one canonical JSON text),
+interpreter, folder and code hash: declaring or registering the same bot again finds the same
+version. Nothing here runs bot code: kinds find and hash it as files (``arena.botkinds``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.botkinds import BotKindError, is_path, kind_of, resolve_interpreter
+from arena.botspec import BotSpec
+from arena.config import BotDef, LimitsDef, TournamentDef
+from arena.errors import ArenaError
+from arena.store import Bot
+
+
+class RosterError(ArenaError):
+    """A team whose bot cannot be found, or whose code changed under a running tournament."""
+
+
+def canonical_params(params: dict[str, Any]) -> str:
+    """A bot's parameters as the one JSON text they are stored and compared as."""
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))
+
+
+def bot_fields(definition: BotDef, base: Path) -> dict[str, Any]:
+    """The stored fields of the bot ``definition`` declares from folder ``base``: its target
+    resolved (a file made absolute), its folder (where its modules and relative paths are),
+    its parameters in their canonical form and the hash of its code."""
+    kind = kind_of(definition.kind)
+    kind.check_params(definition.params)
+    target = kind.resolve(definition.target, base)
+    path = None if is_path(target) and definition.kind != "command" else str(base)
+    return {"kind": definition.kind, "target": target, "params": canonical_params(definition.params),
+            "python": resolve_interpreter(definition.python, base), "path": path,
+            "code_hash": kind.digest(target, base)}  # fmt: skip
+
+
+def bot_row(session: Session, name: str, definition: BotDef, base: Path, **extra: Any) -> Bot:
+    """The stored version of bot ``name`` as ``definition`` says, adding a new version if the
+    definition or its code changed; ``extra``: other fields of a new version."""
+    try:
+        fields = bot_fields(definition, base)
+    except BotKindError as error:
+        raise RosterError(f"bot {name!r}: {error}") from None
+    latest = session.scalars(select(Bot).where(Bot.name == name).order_by(Bot.version.desc())).first()
+    if latest is not None and all(getattr(latest, k) == v for k, v in fields.items()):
+        return latest
+    row = Bot(name=name, version=(latest.version + 1) if latest else 1, **fields, **extra)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def code_changed(bot: Bot, base: Path) -> bool:
+    """Whether the code of stored version ``bot`` is not what its files hold now."""
+    if bot.code_hash is None:
+        return False
+    try:
+        return kind_of(bot.kind).digest(bot.target, Path(bot.path or base)) != bot.code_hash
+    except (BotKindError, OSError):
+        return True
+
+
+def resolve_team_bot(session: Session, config: TournamentDef, team: str, ref: str | BotDef, base: Path) -> Bot:
+    """The bot version a team plays with: one declared under ``bots:``, inline, or registered."""
+    if isinstance(ref, BotDef):
+        return bot_row(session, team, ref, base)
+    if ref in config.bots:
+        return bot_row(session, ref, config.bots[ref], base)
+    registered = session.scalars(
+        select(Bot).where(Bot.name == ref, Bot.registered.is_(True)).order_by(Bot.version.desc())
+    ).first()
+    if registered is None:
+        known = sorted(config.bots) + sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))
+        raise RosterError(f"team {team!r} plays bot {ref!r}, which is neither under bots: "
+                          f"nor registered; known bots: {', '.join(known) or 'none'} "
+                          "(see 'arena bots', 'arena register')")  # fmt: skip
+    return registered
+
+
+class Bundles:
+    """Bots' own code copied into folders of their own, one per code hash, for as long as a
+    command runs bots: a module in a tournament's folder is imported from its bundle, whose
+    folder the sandbox lets it list and read, and only that (the tournament's folder may hold
+    the database and other teams' bots). A context manager; the folders go at its end."""
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None
+
+    def __enter__(self) -> Bundles:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+    def path(self, bot: Bot) -> str | None:
+        """The folder ``bot``'s modules are imported from: its bundle (made on first use), the
+        declared folder of a command, or ``None`` (a file, or a module installed with Python)."""
+        if bot.kind == "command":
+            return bot.path
+        if bot.kind != "python" or is_path(bot.target):
+            return None
+        base = Path(bot.path or ".")
+        try:
+            code = kind_of(bot.kind).code(bot.target, base)
+        except BotKindError as error:
+            raise RosterError(f"bot {bot.name!r}: {error}") from None
+        if code is None or not code.bundle:
+            return None
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="arena-bundles-"))
+        digest = code.digest()
+        if bot.code_hash is not None and digest != bot.code_hash:
+            raise RosterError(f"the code of bot {bot.name!r} changed since its version {bot.version} was stored "
+                              f"({code.root}); restore it, or declare it again")  # fmt: skip
+        bundle = self.folder / digest
+        if not bundle.exists():
+            staging = Path(tempfile.mkdtemp(prefix="staging-", dir=self.folder))
+            code.copy_to(staging)
+            staging.rename(bundle)
+        return str(bundle)
+
+    def spec(self, bot: Bot, name: str, limits: LimitsDef | None = None) -> BotSpec:
+        """How the workers start ``bot`` as ``name`` (a team), under ``limits``."""
+        limits = limits or LimitsDef()
+        return BotSpec(name=name, kind=bot.kind, target=bot.target, params=bot.params, python=bot.python,
+                       path=self.path(bot), memory_mb=limits.memory_mb, file_size_mb=limits.file_size_mb,
+                       processes=limits.processes)  # fmt: skip
