@@ -122,12 +122,17 @@ def run(
         config = type(config).model_validate(config.model_dump())
     from arena.tournament import run_lock
 
-    with run_lock(db, config.name):
+    with run_lock(db, config.name) as stale:
         tournament_run = TournamentRun(config, text, sessions(db), file.resolve().parent, workers)
         tournament, resumed = tournament_run.prepare()
         path = log_file(db, config.name)
         handler = setup_logging(path)
         logging.getLogger("arena").info("%s tournament %r", "resuming" if resumed else "starting", config.name)
+        if stale:
+            note = f"the last run of this tournament ({stale}) stopped without finishing; taking over its lock"
+            logging.getLogger("arena").warning(note)
+            if not quiet:
+                errors.print(f"note: {note}", markup=False, highlight=False)
         progress = Progress(expected_games(config))
         runner = LocalRunner(tournament_run.workers, pin=pin)
         isolation = _isolation()

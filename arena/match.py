@@ -127,6 +127,7 @@ def play_game(
     unseen: tuple[list[str], list[str]] = ([], [])
     clocks = (clock.seat(players[0].clock_kind), clock.seat(players[1].clock_kind))
     outcome: Outcome | None = None
+    where = "at its start"
     try:
         for seat, player in enumerate(players):
             _as(seat, player.launch, game)
@@ -134,6 +135,7 @@ def play_game(
             _as(seat, player.start_game, game, seat, seeds[seat], clock)
         while not state.is_terminal:
             seat = state.to_move
+            where = f"at ply {state.ply + 1}"
             try:
                 reply = _as(seat, players[seat].request_move, state, unseen[seat], clocks[seat])
             except TakeBack:
@@ -166,7 +168,6 @@ def play_game(
         outcome = state.forfeit_outcome(forfeit.seat)
         record.termination, record.offender, record.detail = forfeit.fault.termination, forfeit.seat, forfeit.fault.detail
     except _Void as void:
-        where = f"at ply {state.ply + 1}" if state.ply or record.moves else "at its start"
         record.voided = f"{players[void.seat].name} (seat {void.seat}) {where}: {void.reason}"
         outcome = Outcome(None)
     except Resigned:

@@ -149,8 +149,9 @@ class Progress:
 
 
 @contextmanager
-def run_lock(url: str, name: str) -> Iterator[None]:
-    """Hold the lock that keeps two runs of one tournament apart (SQLite files only).
+def run_lock(url: str, name: str) -> Iterator[str]:
+    """Hold the lock that keeps two runs of one tournament apart (SQLite files only); gives who
+    held it last if that run ended without letting it go (``pid 4242``; ``""``: nobody).
 
     A POSIX record lock (``lockf``): it belongs to this process alone, so neither the worker
     processes nor anything else that inherits its descriptor holds it, and it is gone the moment
@@ -160,20 +161,18 @@ def run_lock(url: str, name: str) -> Iterator[None]:
 
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        yield
+        yield ""
         return
     lock_path = Path(f"{parsed.database}.{derive_seed(name):x}.lock")
     make_folder(lock_path.parent)
     fd, holder = _take_lock(lock_path, name)
     try:
-        if holder:  # the last run ended without removing the file: killed, or its machine stopped
-            log.warning("tournament %r: taking over the lock of %s, which is no longer running", name, holder)
         try:  # who holds the lock, for the message above; the lock is the lock, not this text
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
         except OSError:
             pass
-        yield
+        yield holder  # the last run ended without removing the file: it was killed, or its machine stopped
         try:
             lock_path.unlink()
         except OSError:

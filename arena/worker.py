@@ -70,6 +70,7 @@ class BotPlayer(Player):
         # the CPU clock and the time of the bot's last answer (None: not measured)
         self._rest: tuple[float, float] | None = None
         self._fresh = False  # a process just started: what it wrote so far belongs to its first game
+        self.pending: BotFault | None = None  # a fault found while it was idle, charged to its next game
         self.clock_kind = spec.clock_kind
 
     def _fault(self, fault: BotFault) -> BotFault:
@@ -93,11 +94,15 @@ class BotPlayer(Player):
             self._ask(protocol.DESCRIBE, "description", Limit(startup, grace=0.0))
 
     def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+        if self.pending is not None:
+            fault, self.pending = self.pending, None
+            raise self._fault(fault)
         self.launch(game)
         self.faulted = False
         if not self._fresh:
             self.process.stderr.take()  # earlier games' output is not this game's
             self._check_rest("between its games")
+            self._rest = None  # measured: its next stretch starts with its answer
         self._fresh = False
         try:
             self._ask(protocol.new_game(game.spec(), seat, seed, clock), "ready",
@@ -128,14 +133,13 @@ class BotPlayer(Player):
 
     def _check_rest(self, when: str) -> None:
         """``BotFault`` if the bot's processes used more than their allowance of CPU since its
-        last answer; measuring starts again now."""
+        last answer (or the end of its last game)."""
         if self._rest is None or self.process is None:
             return
         cpu, now = self.process.cpu_time(), time.monotonic()
-        start_cpu, start = self._rest
-        self._rest = None if cpu is None else (cpu, now)
         if cpu is None:
             return
+        start_cpu, start = self._rest
         used, wall = cpu - start_cpu, now - start
         budget = max(OFF_TURN_FLOOR, OFF_TURN_SHARE * wall)
         if used > budget:
@@ -147,6 +151,19 @@ class BotPlayer(Player):
     def check_off_turn(self) -> None:
         if self.process is not None and not self.faulted:
             self._check_rest("while not its turn")
+
+    def check_idle(self) -> None:
+        """Between its games, in the worker's idle pool: a bot whose processes use more than
+        their allowance of CPU is stopped now (it would slow every other game of the worker) and
+        forfeits its next game here."""
+        if self.process is None or self._rest is None:
+            return
+        try:
+            self._check_rest("between its games")
+        except BotFault as fault:
+            log.warning("%s used CPU between its games: stopped (%s)", self.name, fault.detail)
+            self.close()
+            self.pending = fault
 
     def _check_children(self, every_thread: bool = False) -> None:
         """``BotFault`` if a process the bot started is still running after its answer (it
@@ -224,6 +241,11 @@ class WarmBots:
                 return player
         return BotPlayer(spec, worker)
 
+    def police(self) -> None:
+        """Stop the idle bots that use CPU between their games (``BotPlayer.check_idle``)."""
+        for player in self.idle.values():
+            player.check_idle()
+
     def release(self, player: BotPlayer) -> None:
         self.idle[id(player)] = player
         while len(self.idle) > self.capacity:
@@ -256,18 +278,22 @@ class GameWorker:
         self._launcher: Launcher | None = None
         self._launchers_started = 0
         self._bots_started = 0
+        self._affinity: set[int] | None = None
         self.open = False
 
     # -- lifecycle -----------------------------------------------------------------------
 
     def __enter__(self) -> GameWorker:
+        self._affinity = None
         if self.cpu is not None:
             try:
+                self._affinity = os.sched_getaffinity(0)
                 os.sched_setaffinity(0, {self.cpu})
             except OSError:
                 pass
         self._was_subreaper = _subreaper_state()
         self.subreaper = _set_subreaper(True)
+        self.started |= set(processes.child_pids(os.getpid()))  # children of this process not of its bots
         if self._cgroup is None:
             self._cgroup = Cgroup.for_process()
             self._own_cgroup = self._cgroup is not None
@@ -292,6 +318,8 @@ class GameWorker:
         if not self._was_subreaper:
             _set_subreaper(False)
         self.subreaper = False
+        if self._affinity is not None:
+            os.sched_setaffinity(0, self._affinity)
 
     @property
     def cgroups(self) -> bool:
@@ -308,7 +336,7 @@ class GameWorker:
     def release(self, player: BotPlayer, game: Game, startup: float) -> None:
         """Take back a player after a game: warm for the next one, restarted first if its
         process faulted or died (no cascade: the next game starts with a warm process)."""
-        if player.healthy:
+        if player.healthy or player.pending is not None:
             self.warm.release(player)
             return
         player.close()
@@ -347,6 +375,7 @@ class GameWorker:
                 else:
                     self.release(player, game, job.clock.startup)
             self.reap_strays()
+            self.warm.police()
         return record
 
     def start_bot(self, spec: BotSpec, game: Game | None) -> BotProcess:

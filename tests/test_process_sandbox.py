@@ -28,6 +28,7 @@ from tests.fixtures.harnesskit import (  # noqa: F401
     command_bot,
     forking,
     group_running,
+    isolation,
     job,
     pool,
     python_bot,
@@ -235,3 +236,69 @@ def test_a_bot_cannot_open_a_tcp_connection(confinement):
     if "no network" not in enforced and "no TCP" not in enforced:
         pytest.skip("neither a network namespace nor Landlock TCP rules here: " + enforced)
     assert report["connect"] in ("EACCES", "ENETUNREACH")
+
+
+def needs(enforced: str, what: str) -> None:
+    if what not in enforced:
+        pytest.skip(f"this system does not give the sandbox {what!r}: {enforced}")
+
+
+@pytest.mark.parametrize("device", ["read_tty", "read_console", "read_ptmx", "read_disk"])
+def test_a_bot_cannot_read_a_terminal_the_console_or_a_disk(confinement, device):
+    report, enforced = confinement
+    needs(enforced, "landlock ABI")
+    assert report[device] in ("EACCES", "ENOENT", "ENXIO")
+    assert report[device] != "ok"
+
+
+def test_a_bot_can_read_the_devices_a_program_needs_but_not_list_dev(confinement):
+    report, enforced = confinement
+    needs(enforced, "landlock ABI")
+    assert (report["read_urandom"], report["list_dev"]) == ("ok", "EACCES")
+
+
+@pytest.mark.parametrize("family", ["unix_socket", "netlink_socket", "packet_socket", "vsock_socket"])
+def test_a_bot_cannot_make_a_socket_of_a_family_it_does_not_need(confinement, family):
+    report, enforced = confinement
+    needs(enforced, "seccomp")
+    assert report[family] == "EACCES"
+
+
+def test_a_bot_may_make_an_internet_socket_that_reaches_nothing(confinement):
+    report, enforced = confinement
+    needs(enforced, "seccomp")
+    assert report["inet_socket"] == "ok"
+
+
+@pytest.mark.parametrize("escape", ["user_namespace", "keyring"])
+def test_a_bot_cannot_make_a_namespace_or_use_the_keyring(confinement, escape):
+    report, enforced = confinement
+    needs(enforced, "seccomp")
+    assert report[escape] == "EACCES"
+
+
+def test_system_v_shared_memory_is_no_channel_between_two_bots_and_goes_with_them(pool):
+    before = Path("/proc/sysvipc/shm").read_text().splitlines()
+    bot = python_bot("shares_sysv_memory")
+    record = pool.play(job(bot, python_bot("shares_sysv_memory", "other-team")))
+    enforced = [line for line in record.stderr[0].splitlines() if line.startswith(SANDBOX_LINE)][0]
+    needs(enforced, "own IPC")
+    seen = [json.loads(line.removeprefix("sysv ")) for tail in record.stderr for line in tail.splitlines()
+            if line.startswith("sysv ")]  # fmt: skip
+    assert seen == [{"created": True, "errno": 0}, {"found": False, "message": None}]
+    assert Path("/proc/sysvipc/shm").read_text().splitlines() == before
+
+
+def test_shared_memory_over_the_memory_limit_is_a_resource_limit_or_refused(isolation, pool):
+    from arena.cgroups import support
+
+    record = pool.play(job(python_bot("hoards_shared_memory", memory_mb=200, params={"mb": 300}),
+                           python_bot("first_legal"), move=10.0))  # fmt: skip
+    assert (record.offender, record.winner) == (0, 1)
+    if isolation == "cgroups" and support().memory:  # counted with the rest of its memory
+        assert (record.termination, record.detail) == (
+            Termination.RESOURCE_LIMIT, "memory limit of 200 MB exceeded by its processes together (shared memory "
+            "included): killed by the kernel")  # fmt: skip
+    else:  # nothing would count it: refused
+        assert record.termination is Termination.CRASH
+        assert record.detail == "PermissionError: [Errno 13] Permission denied"

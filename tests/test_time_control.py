@@ -1,0 +1,171 @@
+"""Time controls: per move, a game bank with an increment (and both, as Kaggle's overage), on
+the wall clock (less the time a bot waits for a CPU other programs hold) or the CPU clock (with
+a wall-time backstop); what the bot's clock says; CPU a bot uses while it is not its turn is its
+fault, never its opponent's.
+
+The bots here sleep or compute for fixed times well away from the limits (0.05 s and more), so
+that a busy machine does not change the outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from arena.job import SeatClock, TimeControl
+from arena.records import Termination
+from tests.fixtures.harnesskit import job, late, pool, python_bot, running  # noqa: F401
+
+FIRST = python_bot("first_legal")
+
+
+def spends(sleep: float = 0.0, cpu: float = 0.0, name: str | None = None):
+    return python_bot("spends_time", name, params={"sleep": sleep, "cpu": cpu})
+
+
+def clocks(stderr: str) -> list[dict]:
+    """What the spends_time bot's clock said at each of its moves."""
+    return [json.loads(line.removeprefix("clock ")) for line in stderr.splitlines() if line.startswith("clock ")]
+
+
+# ---------------------------------------------------------------- the seat's clock
+
+
+def test_a_bank_pays_for_what_a_move_takes_and_gets_the_increment():
+    clock = SeatClock(TimeControl(move=None, bank=10.0, increment=0.5), "wall")
+    assert clock.limit() == 10.0
+    clock.spend(3.0)
+    assert (clock.bank, clock.limit()) == (7.5, 7.5)
+
+
+def test_with_a_per_move_time_the_bank_pays_only_for_the_overrun():
+    clock = SeatClock(TimeControl(move=0.2, bank=1.0), "wall")
+    clock.spend(0.1)
+    assert clock.limit() == pytest.approx(1.2)
+    clock.spend(0.5)
+    assert clock.bank == pytest.approx(0.7)
+
+
+def test_a_move_within_the_grace_empties_the_bank_but_never_below_zero():
+    clock = SeatClock(TimeControl(move=None, bank=1.0, increment=0.1), "wall")
+    clock.spend(1.04)
+    assert clock.bank == pytest.approx(0.1)
+
+
+def test_without_a_move_time_or_a_bank_there_is_no_limit():
+    assert SeatClock(TimeControl(move=None), "wall").limit() is None
+
+
+# ---------------------------------------------------------------- games
+
+
+def test_a_bank_runs_out_and_the_move_past_it_is_a_timeout(pool):
+    # 0.3 s a move from a 1 s bank: 1.0, 0.7, 0.4 before its first three moves, 0.1 before its fourth
+    record = pool.play(job(spends(sleep=0.3), FIRST, move=None, bank=1.0))
+    assert (record.termination, record.offender, [m.seat for m in record.moves]) == (
+        Termination.TIMEOUT, 0, [0, 1, 0, 1, 0, 1])  # fmt: skip
+    assert re.fullmatch(r"no reply within 0\.0\d\d s \+ 0\.050 s grace of wall time \(.*\)", record.detail)
+    seen = clocks(record.stderr[0])
+    assert [s["kind"] for s in seen] == ["wall"] * 4
+    assert [s["limit"] for s in seen[:3]] == pytest.approx([1.0, 0.7, 0.4], abs=0.02)
+    assert [s["bank"] for s in seen[:3]] == pytest.approx([1.0, 0.7, 0.4], abs=0.02)
+
+
+def test_an_increment_keeps_a_bank_from_running_out(pool):
+    record = pool.play(job(spends(sleep=0.3), FIRST, move=None, bank=0.5, increment=0.3))
+    assert (record.termination, record.offender) == (Termination.NORMAL, None)
+    assert [s["bank"] for s in clocks(record.stderr[0])] == pytest.approx([0.5, 0.5, 0.5, 0.5], abs=0.02)
+
+
+def test_with_a_move_time_and_a_bank_each_overrun_comes_out_of_the_bank(pool):
+    # 0.35 s a move at 0.2 s a move: 0.15 s from the 0.3 s bank each time; the third has none
+    record = pool.play(job(spends(sleep=0.35), FIRST, move=0.2, bank=0.3))
+    assert (record.termination, record.offender, len(record.moves)) == (Termination.TIMEOUT, 0, 4)
+    assert [s["limit"] for s in clocks(record.stderr[0])] == pytest.approx([0.5, 0.35, 0.2], abs=0.02)
+
+
+def test_on_the_cpu_clock_sleeping_is_free_until_the_backstop(pool):
+    record = pool.play(job(spends(sleep=0.3), FIRST, move=0.2, clock="cpu"))
+    assert (record.termination, record.offender) == (Termination.NORMAL, None)
+    assert {s["kind"] for s in clocks(record.stderr[0])} == {"cpu"}
+    assert all(m.cpu_ms < 100 and m.wall_ms > 250 for m in record.moves if m.seat == 0)
+
+
+def test_on_the_cpu_clock_a_bot_asleep_past_the_backstop_times_out(pool):
+    record = pool.play(job(spends(sleep=1.0), FIRST, move=0.2, clock="cpu", backstop=3.0))
+    assert (record.termination, record.offender) == (Termination.TIMEOUT, 0)
+    assert record.detail.startswith("no reply within 0.650 s of wall time (the backstop of the cpu clock: 3 x 0.200 s "
+                                    "+ grace; ")  # fmt: skip
+
+
+def test_on_the_cpu_clock_computing_past_the_limit_is_a_timeout(pool):
+    record = pool.play(job(spends(cpu=0.5), FIRST, move=0.2, clock="cpu"))
+    assert (record.termination, record.offender) == (Termination.TIMEOUT, 0)
+    assert re.fullmatch(late(0.2, clock="cpu"), record.detail)
+
+
+def test_a_course_bot_keeps_the_wall_clock_under_a_cpu_tournament():
+    from arena.botspec import BotSpec
+
+    assert BotSpec("t", "course2019", "/t.py").clock_kind == "wall"
+    assert BotSpec("t", "python", "bots.uct").clock_kind is None
+
+
+# ---------------------------------------------------------------- a busy machine
+
+
+@pytest.mark.serial
+def test_on_the_wall_clock_the_time_a_bot_waits_for_a_busy_cpu_is_not_charged(tmp_path):
+    # the bots and eight busy loops on one CPU: 0.2 s of work takes 0.4 s or more of wall time
+    from arena.worker import GameWorker
+
+    loops = [subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"]) for _ in range(8)]
+    try:
+        with GameWorker(cpu=0, fork=False) as worker:
+            record = worker.play(job(spends(cpu=0.2), FIRST, move=0.25))
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+    assert (record.termination, record.offender) == (Termination.NORMAL, None), record.detail
+    own = [m for m in record.moves if m.seat == 0]
+    assert all(m.wall_ms > 300 for m in own), own  # each would have been a timeout at 0.25 s + grace
+    assert all(m.wall_ms - m.wait_ms < 300 for m in own)
+
+
+# ---------------------------------------------------------------- CPU off a bot's turn
+
+
+def test_cpu_used_during_the_opponents_turn_forfeits_the_spinner_not_the_late_mover(pool):
+    # the first seat keeps a thread spinning after its answer; the second hangs in its move
+    record = pool.play(job(python_bot("threads_after_answer"), python_bot("hangs_in_move"), move=0.3))
+    assert (record.termination, record.offender, record.winner) == (Termination.RESOURCE_LIMIT, 0, 1)
+    assert record.detail.startswith("used ")
+    assert "while not its turn" in record.detail
+
+
+def test_cpu_used_between_its_games_forfeits_its_next_game(pool):
+    import time
+
+    spinner = python_bot("spins_after_game")
+    first = pool.play(job(spinner, FIRST, game_id=1))
+    time.sleep(0.3)  # as while the worker plays other bots' games
+    second = pool.play(job(FIRST, spinner, game_id=2))
+    assert (first.termination, first.offender) == (Termination.NORMAL, None)
+    assert (second.termination, second.offender) == (Termination.RESOURCE_LIMIT, 1)
+    assert "between its games" in second.detail
+
+
+def test_an_idle_bot_spinning_between_its_games_is_stopped_while_others_play(pool):
+    spinner = python_bot("spins_after_game")
+    pool.play(job(spinner, FIRST, game_id=1))
+    pool.play(job(python_bot("first_legal", "a"), python_bot("seeded_random", "b"), game_id=2))
+    (idle,) = [p for p in pool.worker.warm.idle.values() if p.spec == spinner]
+    assert idle.process is None and idle.pending is not None  # stopped: its process is gone
+    assert not running(pool.pids(spinner.name)[0])
+    third = pool.play(job(spinner, FIRST, game_id=3))
+    assert (third.termination, third.offender, third.moves) == (Termination.RESOURCE_LIMIT, 0, [])
