@@ -1,0 +1,166 @@
+"""Is a tournament fair on a busy machine? One fixed-seed tournament of built-in bots (the
+default tournament's families, at budgets it uses, plus two bots that budget by the clock) is
+run twice in one invocation: on the machine as it is, and with busy loops beside it (2 per core,
+started and stopped here). For each run it prints the forfeits by well-behaved bots (every bot
+here is one) and the games replayed for an overloaded machine; then how far the two runs agree:
+the Spearman correlation of the two rankings, whether the podium is the same, and the share of
+games whose move lists are identical, for games between bots that budget by iterations and for
+games with a bot that budgets by the clock.
+
+    python benchmarks/fairness.py [--clock cpu|wall] [--move 0.1] [--games-per-pair 2] [--runs 1]
+
+With ``--runs N`` the quiet and loaded runs are repeated N times (medians printed), each pair
+compared. ``--clock wall`` shows what the wall clock gives the same field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.config import parse_config  # noqa: E402
+from arena.runner import LocalRunner  # noqa: E402
+from arena.store import open_store  # noqa: E402
+from arena.tournament import TournamentRun  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+#: team -> (module, parameters); the last two budget by the clock
+FIELD = {
+    "random": ("bots.randombot", {}),
+    "rules": ("bots.rules", {}),
+    "onestep": ("bots.onestep", {}),
+    "flatmc": ("bots.flatmc", {"playouts": 100, "loss": -10.0}),
+    "qlearning": ("bots.qlearning", {"episodes": 25, "epsilon": 0.2}),
+    "sarsa": ("bots.sarsa", {"episodes": 25, "epsilon": 0.2}),
+    "minimax": ("bots.minimax", {"depth": 2}),
+    "uct": ("bots.uct", {"iterations": 200, "c": 1.41}),
+    "hmcts": ("bots.hmcts", {"iterations": 200}),
+    "uct-clock": ("bots.uct", {}),
+    "minimax-clock": ("bots.minimax", {}),
+}
+CLOCK_BUDGETED = {"uct-clock", "minimax-clock"}
+
+
+def tournament_yaml(clock: str, move: float, games_per_pair: int) -> str:
+    bots = "\n".join(f"  {team}: {{module: {module}, params: {params!r}}}".replace("'", '"')
+                     for team, (module, params) in FIELD.items())  # fmt: skip
+    return (f"name: fairness\ngame: xtreme\nseed: 2019\nscoring: course2019\n"
+            f"time: {{move: {move}, grace: 0.05, startup: 20, clock: {clock}}}\nbots:\n{bots}\n"
+            f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n")  # fmt: skip
+
+
+class Loops:
+    """Busy loops (``per_core`` per CPU this process may use), started and stopped here."""
+
+    def __init__(self, per_core: int) -> None:
+        cpus = len(os.sched_getaffinity(0))
+        self.processes = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(per_core * cpus)]
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.kill()
+            process.wait()
+
+
+def run(folder: Path, label: str, yaml: str, loaded: bool) -> dict:
+    """Play the tournament once; what it gave."""
+    database = folder / f"{label}.sqlite3"
+    config = parse_config(yaml)
+    tournament = TournamentRun(config, yaml, open_store(f"sqlite:///{database}"), ROOT)
+    tournament.prepare()
+    loops = Loops(2) if loaded else None
+    start = time.perf_counter()
+    try:
+        progress = tournament.run(LocalRunner(pin=None))
+    finally:
+        if loops is not None:
+            loops.stop()
+    elapsed = time.perf_counter() - start
+    with sqlite3.connect(database) as connection:
+        teams = dict(connection.execute("SELECT id, team FROM entries"))
+        games = connection.execute("SELECT id, seat0, seat1, winner, points0, points1, termination, offender FROM games")
+        moves = {}
+        for game_id, move in connection.execute("SELECT game_id, move FROM moves ORDER BY game_id, ply"):
+            moves.setdefault(game_id, []).append(move)
+        points: dict[str, float] = {team: 0.0 for team in teams.values()}
+        wins: dict[str, int] = {team: 0 for team in teams.values()}
+        forfeits, seats = [], {}
+        for game_id, first, second, winner, p0, p1, termination, offender in games.fetchall():
+            pair = (teams[first], teams[second])
+            seats[game_id] = pair
+            points[pair[0]] += p0 or 0.0
+            points[pair[1]] += p1 or 0.0
+            if winner is not None:
+                wins[pair[winner]] += 1
+            if offender is not None:
+                forfeits.append(f"{pair[offender]} {termination}")
+        waits = [row[0] for row in connection.execute("SELECT wait_ms FROM moves WHERE wait_ms IS NOT NULL")]
+    ranking = sorted(points, key=lambda team: (-points[team], -wins[team], team))
+    return {"label": label, "seconds": elapsed, "forfeits": forfeits, "replays": progress.replays,
+            "ranking": ranking, "moves": moves, "seats": seats,
+            "waited": sum(waits) / 1000, "max_wait_ms": max(waits, default=0.0)}  # fmt: skip
+
+
+def spearman(first: list[str], second: list[str]) -> float:
+    """Spearman's rank correlation of two rankings of the same teams (no ties)."""
+    n = len(first)
+    position = {team: index for index, team in enumerate(second)}
+    return 1 - 6 * sum((index - position[team]) ** 2 for index, team in enumerate(first)) / (n * (n * n - 1))
+
+
+def compare(quiet: dict, loaded: dict) -> dict:
+    same = {"iterations": [], "clock": []}
+    for game_id, pair in quiet["seats"].items():
+        kind = "clock" if set(pair) & CLOCK_BUDGETED else "iterations"
+        same[kind].append(quiet["moves"].get(game_id) == loaded["moves"].get(game_id))
+    return {"spearman": spearman(quiet["ranking"], loaded["ranking"]),
+            "podium": quiet["ranking"][:3] == loaded["ranking"][:3],
+            "identical": {kind: (sum(values), len(values)) for kind, values in same.items()}}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    parser.add_argument("--move", type=float, default=0.1)
+    parser.add_argument("--games-per-pair", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=1)
+    options = parser.parse_args()
+    yaml = tournament_yaml(options.clock, options.move, options.games_per_pair)
+    teams = len(FIELD)
+    games = teams * (teams - 1) // 2 * options.games_per_pair
+    print(f"xtreme, {teams} built-in bots ({len(CLOCK_BUDGETED)} budget by the clock), {games} games, "
+          f"{options.move:g} s a move on the {options.clock} clock, {os.cpu_count()} CPUs; "
+          f"loaded: {2 * len(os.sched_getaffinity(0))} busy loops")
+    comparisons = []
+    with tempfile.TemporaryDirectory(prefix="arena-fairness-") as folder:
+        for number in range(options.runs):
+            results = [run(Path(folder), f"{kind}-{number}", yaml, kind == "loaded") for kind in ("quiet", "loaded")]
+            for result in results:
+                print(f"  {result['label']:9} {result['seconds']:6.1f} s; forfeits by well-behaved bots: "
+                      f"{len(result['forfeits'])} {result['forfeits'][:5]}; games replayed for overload: "
+                      f"{result['replays']}; time the bots waited for a CPU: {result['waited']:.1f} s in all "
+                      f"(longest {result['max_wait_ms']:.0f} ms a move)")
+                print(f"            ranking: {', '.join(result['ranking'])}")
+            comparison = compare(*results)
+            comparisons.append(comparison)
+            identical = comparison["identical"]
+            print(f"  agreement: Spearman {comparison['spearman']:.3f}; same podium: {comparison['podium']}; "
+                  "identical move lists: "
+                  + "; ".join(f"{kind}-budgeted {same}/{total} ({100 * same / max(total, 1):.1f} %)"
+                              for kind, (same, total) in identical.items()))  # fmt: skip
+    if options.runs > 1:
+        print(f"median Spearman {statistics.median(c['spearman'] for c in comparisons):.3f}; podium the same in "
+              f"{sum(c['podium'] for c in comparisons)} of {options.runs}")
+
+
+if __name__ == "__main__":
+    main()
