@@ -229,7 +229,8 @@ def stop_time(clock: Any) -> float:
     if clock is None or clock.limit is None:
         return math.inf
     margin = max(MARGIN_FLOOR, MARGIN_FRACTION * clock.limit)
-    return _now(clock)() + clock.remaining() - margin
+    deadline = getattr(clock, "deadline", None)  # arena's Clock says it; another may only count down
+    return (_now(clock)() + clock.remaining() if deadline is None else deadline) - margin
 
 
 def _now(clock: Any) -> Any:
