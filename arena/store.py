@@ -25,6 +25,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
     bindparam,
     create_engine,
@@ -41,6 +42,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 
 from arena.errors import ArenaError
 from arena.records import GameRecord
+from arena.text import clean, clean_data
 
 DEFAULT_URL = "sqlite:///db/arena.sqlite3"
 #: seconds a write waits for another process's write transaction to end before giving up
@@ -49,6 +51,33 @@ BUSY_TIMEOUT = 30.0
 
 class StoreError(ArenaError):
     """The database cannot be opened, written or understood."""
+
+
+class CleanText(TypeDecorator):
+    """Text that is ``clean`` before it is written: the last line of defence, so that no string
+    (a bot's message, a name from a file) can fail a write, and with it every later run."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return None if value is None else clean(value)
+
+
+class CleanString(CleanText):
+    impl = String
+    cache_ok = True
+
+
+class CleanJSON(TypeDecorator):
+    """JSON whose strings are ``clean`` before it is written (JSON keeps a lone surrogate as an
+    escape that reads back as the surrogate, which would then fail a print)."""
+
+    impl = JSON
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return clean_data(value)
 
 
 class Base(DeclarativeBase):
@@ -61,16 +90,16 @@ class Bot(Base):
     __tablename__ = "bots"
     __table_args__ = (UniqueConstraint("name", "version"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(CleanString(200))
     version: Mapped[int] = mapped_column(Integer, default=1)
-    kind: Mapped[str] = mapped_column(String(20))
-    target: Mapped[str] = mapped_column(Text)
-    params: Mapped[str] = mapped_column(Text, default="{}")
-    python: Mapped[str | None] = mapped_column(Text)
-    path: Mapped[str | None] = mapped_column(Text)
-    code_hash: Mapped[str | None] = mapped_column(String(64))
-    description: Mapped[str] = mapped_column(Text, default="")
-    games: Mapped[list | None] = mapped_column(JSON)
+    kind: Mapped[str] = mapped_column(CleanString(20))
+    target: Mapped[str] = mapped_column(CleanText)
+    params: Mapped[str] = mapped_column(CleanText, default="{}")
+    python: Mapped[str | None] = mapped_column(CleanText)
+    path: Mapped[str | None] = mapped_column(CleanText)
+    code_hash: Mapped[str | None] = mapped_column(CleanString(64))
+    description: Mapped[str] = mapped_column(CleanText, default="")
+    games: Mapped[list | None] = mapped_column(CleanJSON)
     registered: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
 
@@ -80,13 +109,13 @@ class Tournament(Base):
 
     __tablename__ = "tournaments"
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    game: Mapped[dict] = mapped_column(JSON)
-    config_text: Mapped[str] = mapped_column(Text)
-    config_hash: Mapped[str] = mapped_column(String(64))
-    config: Mapped[dict] = mapped_column(JSON)
+    name: Mapped[str] = mapped_column(CleanString(200), unique=True)
+    game: Mapped[dict] = mapped_column(CleanJSON)
+    config_text: Mapped[str] = mapped_column(CleanText)
+    config_hash: Mapped[str] = mapped_column(CleanString(64))
+    config: Mapped[dict] = mapped_column(CleanJSON)
     seed: Mapped[int] = mapped_column(Integer)
-    status: Mapped[str] = mapped_column(String(20), default="pending")
+    status: Mapped[str] = mapped_column(CleanString(20), default="pending")
     stages: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
     started_at: Mapped[float | None] = mapped_column(Float)
@@ -101,7 +130,7 @@ class Entry(Base):
     __table_args__ = (UniqueConstraint("tournament_id", "team"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
-    team: Mapped[str] = mapped_column(String(200))
+    team: Mapped[str] = mapped_column(CleanString(200))
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
     number: Mapped[int] = mapped_column(Integer)
 
@@ -133,15 +162,15 @@ class Game(Base):
     seat0: Mapped[int] = mapped_column(ForeignKey("entries.id"))
     seat1: Mapped[int] = mapped_column(ForeignKey("entries.id"))
     seed: Mapped[int] = mapped_column(Integer)
-    status: Mapped[str] = mapped_column(String(20), default="pending")
+    status: Mapped[str] = mapped_column(CleanString(20), default="pending")
     winner: Mapped[int | None] = mapped_column(Integer)
     points0: Mapped[float | None] = mapped_column(Float)
     points1: Mapped[float | None] = mapped_column(Float)
-    termination: Mapped[str | None] = mapped_column(String(20))
+    termination: Mapped[str | None] = mapped_column(CleanString(20))
     offender: Mapped[int | None] = mapped_column(Integer)
-    detail: Mapped[str | None] = mapped_column(Text)
-    stderr0: Mapped[str | None] = mapped_column(Text)
-    stderr1: Mapped[str | None] = mapped_column(Text)
+    detail: Mapped[str | None] = mapped_column(CleanText)
+    stderr0: Mapped[str | None] = mapped_column(CleanText)
+    stderr1: Mapped[str | None] = mapped_column(CleanText)
     plies: Mapped[int | None] = mapped_column(Integer)
     started_at: Mapped[float | None] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float)
@@ -156,7 +185,7 @@ class Move(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
     ply: Mapped[int] = mapped_column(Integer)
     seat: Mapped[int] = mapped_column(Integer)
-    move: Mapped[str] = mapped_column(String(20))
+    move: Mapped[str] = mapped_column(CleanString(20))
     wall_ms: Mapped[float] = mapped_column(Float)
     cpu_ms: Mapped[float | None] = mapped_column(Float)
 
