@@ -1,7 +1,8 @@
 """Text from bots and files is hostile: a lone surrogate (``json.loads`` makes one of the escape
 ``"\\udcff"``) failed every write of it to SQLite, stopping a tournament for good. Text is
-cleaned where it enters (the protocol reader), and the store cleans every text it writes as a
-last line of defence (``arena.text.clean``)."""
+cleaned where it enters (the protocol reader, the tournament file, whose names must be plain
+text), and the store cleans every text it writes as a last line of defence
+(``arena.text.clean``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import sys
 
 import pytest
 
+from arena.config import ConfigError, parse_config
 from arena.store import Bot, open_store
 from tests.fixtures.harnesskit import BOTS, COMMANDS, arena
 
+TWO_BOTS = "  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
 ESCAPES = "\x1b[2J\x1b]0;title\x07"
 
 
@@ -83,3 +86,58 @@ def test_the_games_listing_of_such_a_tournament_works(bad_text_run):
     _, _, _, games = bad_text_run
     assert games.returncode == 0, games.stderr
     assert "crash (bad)" in games.stdout
+
+
+# ---------------------------------------------------------------- names in the tournament file
+
+
+@pytest.mark.parametrize(("yaml_name", "shown"), [('"a\\udcff"', "'a\\udcff'"), ('"a\\e[2J"', "'a\\x1b[2J'"),
+                                                  ('"a\\tb"', "'a\\tb'")], ids=["surrogate", "escape", "tab"])
+def test_a_team_name_with_a_surrogate_or_a_control_character_is_refused_naming_it(yaml_name, shown):
+    with pytest.raises(ConfigError) as error:
+        parse_config(f"name: t\ngame: tictactoe\nbots:\n{TWO_BOTS}teams:\n  {yaml_name}: a\n  y: b\n", "t.yaml")
+    assert str(error.value) == ("t.yaml is not a valid tournament:\n"
+                                f"  teams: team {shown}: a name cannot hold control characters or invalid text (a "
+                                "lone surrogate)")
+
+
+def test_a_bot_name_with_a_terminal_escape_is_refused_naming_it():
+    with pytest.raises(ConfigError) as error:
+        parse_config('name: t\ngame: tictactoe\nbots:\n  "x\\e]0;title\\a": {module: bots.randombot}\n' + TWO_BOTS,
+                     "t.yaml")
+    assert str(error.value) == ("t.yaml is not a valid tournament:\n  bots: bot 'x\\x1b]0;title\\x07': a name cannot "
+                                "hold control characters or invalid text (a lone surrogate)")
+
+
+def test_a_stage_name_with_a_control_character_is_refused_naming_it():
+    with pytest.raises(ConfigError) as error:
+        parse_config('name: t\ngame: tictactoe\nbots:\n' + TWO_BOTS + 'stages:\n  - {name: "x\\ry"}\n', "t.yaml")
+    assert str(error.value) == ("t.yaml is not a valid tournament:\n  stages.0.name: 'x\\ry': a name cannot hold "
+                                "control characters or invalid text (a lone surrogate)")
+
+
+def test_other_text_of_the_tournament_file_is_cleaned():
+    config = parse_config('name: t\ngame: tictactoe\nbots:\n  a: {module: "bots.x\\udcff", params: {k: "v\\0"}}\n'
+                          '  b: {module: bots.randombot}\n')
+    assert (config.bots["a"].module, config.bots["a"].params) == ("bots.x\ufffd", {"k": "v"})
+
+
+def test_a_name_of_ten_thousand_characters_is_refused():
+    with pytest.raises(ConfigError) as error:
+        parse_config(f"name: t\ngame: tictactoe\nbots:\n  ? {'n' * 10_000}\n  : {{module: bots.randombot}}\n"
+                     + TWO_BOTS, "t.yaml")
+    assert str(error.value).endswith(": a name has at most 100 characters; this one has 10000")
+
+
+def test_an_empty_team_name_is_refused():
+    with pytest.raises(ConfigError) as error:
+        parse_config(f"name: t\ngame: tictactoe\nbots:\n{TWO_BOTS}teams:\n  '': a\n  ' ': b\n", "t.yaml")
+    assert str(error.value) == ("t.yaml is not a valid tournament:\n  teams: team '': a name cannot be empty\n"
+                                "  teams: team ' ': a name cannot be empty")
+
+
+def test_a_tournament_name_ending_in_a_newline_is_refused():
+    with pytest.raises(ConfigError) as error:
+        parse_config('name: "t\\n"\ngame: tictactoe\nbots:\n' + TWO_BOTS, "t.yaml")
+    assert str(error.value) == ("t.yaml is not a valid tournament:\n"
+                                "  name: use letters, digits, spaces and . _ + - (at most 100)")
