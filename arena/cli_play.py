@@ -12,8 +12,9 @@ from sqlalchemy import select
 
 from rich.markup import escape
 
-from arena.cli import DEFAULT_DB, Db, app, console, parse_params, sessions
+from arena.cli import DEFAULT_DB, MAX_MOVE_TIME, Db, app, console, parse_params, sessions
 from arena.errors import ArenaError
+from arena.text import printable
 
 
 @app.command()
@@ -21,7 +22,7 @@ def play(
     game: Annotated[str, typer.Argument(help="The game: tictactoe, uttt, xtreme or othello.")],
     bot: Annotated[str, typer.Option("--bot", "-b", help="A registered bot, a module (bots.uct) or a .py file.")],
     seat: Annotated[str, typer.Option("--as", help="Your seat: x (first), o (second), first or second.")] = "x",
-    move_time: Annotated[float, typer.Option(min=0.01, help="The bot's seconds a move.")] = 2.0,
+    move_time: Annotated[float, typer.Option(min=0.01, max=MAX_MOVE_TIME, help="The bot's seconds a move.")] = 2.0,
     param: Annotated[list[str], typer.Option("--param", "-p", help="A bot parameter, key=value (repeatable).")] = [],  # noqa: B006
     db: Db = DEFAULT_DB,
 ) -> None:
@@ -56,7 +57,8 @@ def play(
         session.expunge(row)
     clock = TimeControl(move=move_time, grace=0.1, startup=30.0)
     console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
-                  f"[bold]{escape(row.name)}[/] at {move_time:g} s a move. Type 'help' for the commands.", highlight=False)  # fmt: skip
+                  f"[bold]{escape(printable(row.name))}[/] at {move_time:g} s a move. Type 'help' for the commands.",
+                  highlight=False)  # fmt: skip
     record = play_against(store, chosen, row, spec, human_seat, clock, sys.stdin, sys.stdout)
     final = chosen.replay([m.move for m in record.moves])
     console.print(final.render(), highlight=False, markup=False)
@@ -65,8 +67,8 @@ def play(
         return
     result = "a draw" if record.winner is None else ("you win" if record.winner == human_seat else f"{row.name} wins")
     how = "" if record.termination.value == "normal" else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
-    console.print(f"Game over: {result}{how}. Stored as game {record.game_id} ('arena replay {record.game_id}').",
-                  highlight=False, markup=False)  # fmt: skip
+    stored = f"Stored as game {record.game_id} ('arena replay {record.game_id}')."
+    console.print(printable(f"Game over: {result}{how}. {stored}"), highlight=False, markup=False)
 
 
 def _definition(row) -> dict:

@@ -74,8 +74,14 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
                  params: dict[str, Any], games: list[str], python: str | None, move_time: float,
                  base: Path) -> tuple[dict[str, Any], str]:  # fmt: skip
     """Check and store a bot; (its row as data, what happened: registered / new version / unchanged)."""
+    from arena.config import check_command, name_problem
     from arena.tournament import code_hash
 
+    if kind == "command":
+        try:
+            check_command(target)
+        except ValueError as error:
+            raise RegistrationError(f"--command: {error}") from None
     if kind != "command" and is_path(target):
         path = (base / target).resolve()
         if not path.is_file():
@@ -89,6 +95,9 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
 
         check_interpreter(python)
     name = name or _default_name(kind, target)
+    problem = name_problem(name)
+    if problem:
+        raise RegistrationError(f"the bot name {name!r} will not do: {problem}; choose another with --name")
     spec = BotSpec(name, kind, target, json.dumps(params, sort_keys=True), python, str(base))
     description, claimed = "", None
     if kind != "command":

@@ -15,7 +15,7 @@ import pytest
 
 from arena.config import MAX_FILE, ConfigError, load_config, load_yaml, parse_config
 from arena.rating import RatingError, replay_ratings
-from tests.fixtures.harnesskit import WIDE
+from tests.fixtures.harnesskit import WIDE, cli  # noqa: F401
 
 TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
 HEADER = "name: t\ngame: tictactoe\n"
@@ -73,6 +73,14 @@ def test_rating_settings_that_make_trueskill_fail_are_an_error_naming_them():
         replay_ratings(["a", "b"], games, settings)
     assert str(error.value).startswith("TrueSkill cannot rate game ")
     assert "(mu 10000, sigma 0.001, beta 10000, tau 0, draw_probability 0): " in str(error.value)
+
+
+@pytest.mark.parametrize("command", [["register", "bots.randombot"], ["play", "tictactoe", "--bot", "bots.randombot"]])
+@pytest.mark.parametrize("value", ["1e300", "inf", "nan", "-1"])
+def test_a_move_time_out_of_bounds_on_the_command_line_is_refused_naming_the_option(cli, command, value):
+    result = cli(*command, "--move-time", value)
+    assert result.exit_code == 2
+    assert "Invalid value for '--move-time'" in result.output
 
 
 # ---------------------------------------------------------------- YAML
@@ -178,6 +186,16 @@ def test_a_roster_nested_thousands_deep_is_refused(tmp_path):
     assert str(error.value) == "roster 'r.yaml' is refused: it nests deeper than 32 levels at line 1, column 128"
 
 
+def test_a_file_name_that_is_not_utf8_is_refused(tmp_path):
+    name = os.fsdecode(b"t\xff.yaml")
+    (tmp_path / name).write_text(HEADER + TWO_BOTS)
+    result = subprocess.run([shutil.which("arena") or "arena", "run", os.fsencode(name)], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60, env={**os.environ, **WIDE})
+    assert (result.returncode, result.stderr) == (2, "error: argument 2 (t\\xff.yaml) is not valid UTF-8: arena keeps "
+                                                     "names and paths as UTF-8 text; rename the file (or folder) or "
+                                                     "give the word in UTF-8\n")
+
+
 # ---------------------------------------------------------------- commands
 
 
@@ -196,3 +214,63 @@ def test_a_command_word_longer_than_a_file_name_may_be_is_refused_naming_it():
                      "t.yaml")
     assert str(error.value) == ("t.yaml is not a valid tournament:\n  bots.a: word 3 of the command line is longer "
                                 "than a file name or path may be (255 and 4095 bytes); pass long data in a file")
+
+
+def test_a_command_with_an_unclosed_quote_is_not_registered(cli):
+    result = cli("register", "--command", "python3 'unterminated", "--name", "q")
+    assert str(result.exception) == ("--command: the command line \"python3 'unterminated\" cannot be split into "
+                                     "words (No closing quotation); check its quotes")
+
+
+def test_a_parameter_nested_thousands_deep_is_refused(cli):
+    result = cli("register", "bots.randombot", "--param", "x=" + "[" * 5000)
+    assert str(result.exception) == "--param 'x' is refused: it nests deeper than 32 levels at line 1, column 33"
+
+
+def test_a_parameter_of_a_billion_laughs_is_refused(cli):
+    laughs = "{a: &a [x,x,x,x,x,x,x,x,x], " + ", ".join(
+        f"{name}: &{name} [{','.join(['*' + before] * 9)}]" for before, name in zip("abcdefgh", "bcdefghi")) + "}"
+    result = cli("register", "bots.randombot", "--param", "x=" + laughs)
+    assert str(result.exception) == "--param 'x' is refused: it holds more than 100,000 values once its aliases are " \
+                                    "expanded"
+
+
+def test_a_parameter_json_cannot_store_is_refused(cli):
+    result = cli("register", "bots.randombot", "--param", "day=2019-12-25")
+    assert str(result.exception) == ("--param 'day=2019-12-25': a value is text, a number, true/false, null, a list "
+                                     "or a mapping; not datetime.date(2019, 12, 25) (a date)")
+
+
+def test_a_bot_name_of_ten_thousand_characters_is_not_registered(cli):
+    result = cli("register", "bots.randombot", "--name", "n" * 10_000)
+    assert str(result.exception) == ("the bot name " + repr("n" * 10_000) + " will not do: a name has at most 100 "
+                                     "characters; this one has 10000; choose another with --name")
+
+
+def test_an_empty_command_is_not_registered(cli):
+    result = cli("register", "--command", " ")
+    assert str(result.exception) == "--command: the command line is empty"
+
+
+def test_a_run_name_that_is_not_a_name_is_refused(cli, tmp_path):
+    (tmp_path / "t.yaml").write_text(HEADER + TWO_BOTS)
+    result = cli("run", str(tmp_path / "t.yaml"), "--name", "x\udcff")
+    assert str(result.exception) == "--name 'x\\udcff': use letters, digits, spaces and . _ + - (at most 100)"
+
+
+def test_a_report_into_an_existing_file_is_refused(cli, tmp_path):
+    (tmp_path / "t.yaml").write_text(HEADER + TWO_BOTS + "stages:\n  - {games_per_pair: 1}\n")
+    assert cli("run", str(tmp_path / "t.yaml"), "-q").exit_code == 0
+    (tmp_path / "out").write_text("mine")
+    result = cli("report", "--out", str(tmp_path / "out"))
+    assert str(result.exception) == (f"cannot write the report to {str(tmp_path / 'out')!r}: it is a file, not a "
+                                     "folder; give --out a folder (it is created if need be)")
+    assert (tmp_path / "out").read_text() == "mine"
+
+
+def test_a_report_under_a_file_is_refused(cli, tmp_path):
+    (tmp_path / "t.yaml").write_text(HEADER + TWO_BOTS + "stages:\n  - {games_per_pair: 1}\n")
+    assert cli("run", str(tmp_path / "t.yaml"), "-q").exit_code == 0
+    result = cli("report", "--out", str(tmp_path / "t.yaml" / "out"))
+    assert str(result.exception).startswith(f"cannot write the report to {str(tmp_path / 't.yaml' / 'out')!r}: Not a "
+                                            "directory (")
