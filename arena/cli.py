@@ -63,6 +63,17 @@ def check_arguments(arguments: list[str]) -> None:
                              "folder) or leave them out")
 
 
+#: what the commands that run bots say first when they run as root
+ROOT_WARNING = ("warning: arena runs as root, and so do its bots: they can read every file, root's included, in "
+                "the folders they may read (docs/security.md); run arena as an ordinary user")
+
+
+def warn_if_root() -> None:
+    """One line on stderr when arena, and so every bot it starts, runs as root."""
+    if os.geteuid() == 0:
+        errors.print(ROOT_WARNING, markup=False, highlight=False, soft_wrap=True)
+
+
 def main() -> None:
     """Entry point: user errors print their message and exit 2, never a traceback."""
     logging.raiseExceptions = False  # a log file that cannot be written (a full disk) is no reason to print tracebacks
@@ -157,6 +168,7 @@ def run(
     with run_lock(db, config.name):
         tournament_run = TournamentRun(config, text, sessions(db), file.resolve().parent, workers)
         tournament, resumed = tournament_run.prepare()
+        warn_if_root()
         path = log_file(db, config.name)
         handler = setup_logging(path)
         logging.getLogger("arena").info("%s tournament %r", "resuming" if resumed else "starting", config.name)
@@ -371,7 +383,7 @@ def register(
     check_arguments([str(Path.cwd())])  # the folder the bot is declared from, stored with it
     row, status = register_bot(sessions(db), name=name, kind=kind, target=command or target or "",
                                params=parse_params(param), games=game, python=python,
-                               move_time=move_time, base=Path.cwd())  # fmt: skip
+                               move_time=move_time, base=Path.cwd(), starting=warn_if_root)  # fmt: skip
     console.print(f"{status}: [bold]{escape(printable(row['name']))}[/] v{row['version']} ({escape(row['kind'])} "
                   f"{escape(printable(row['target']))}), games: {escape(printable(', '.join(row['games'])))}",
                   highlight=False)  # fmt: skip

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from rich.markup import escape
 
-from arena.cli import DEFAULT_DB, MAX_MOVE_TIME, Db, app, console, parse_params, sessions
+from arena.cli import DEFAULT_DB, MAX_MOVE_TIME, Db, app, console, parse_params, sessions, warn_if_root
 from arena.errors import ArenaError
 from arena.text import printable
 
@@ -56,6 +56,7 @@ def play(
         spec = BotSpec(row.name, row.kind, row.target, row.params, row.python, row.path)
         session.expunge(row)
     clock = TimeControl(move=move_time, grace=0.1, startup=30.0)
+    warn_if_root()
     console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
                   f"[bold]{escape(printable(row.name))}[/] at {move_time:g} s a move. Type 'help' for the commands.",
                   highlight=False)  # fmt: skip

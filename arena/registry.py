@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +73,9 @@ def smoke_game(spec: BotSpec, game_name: str, move_time: float) -> None:
 
 def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str, target: str,
                  params: dict[str, Any], games: list[str], python: str | None, move_time: float,
-                 base: Path) -> tuple[dict[str, Any], str]:  # fmt: skip
-    """Check and store a bot; (its row as data, what happened: registered / new version / unchanged)."""
+                 base: Path, starting: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], str]:  # fmt: skip
+    """Check and store a bot; (its row as data, what happened: registered / new version / unchanged).
+    ``starting`` is called once the checks have passed, just before the bot is first started."""
     from arena.config import check_command, name_problem
     from arena.tournament import code_hash
 
@@ -100,6 +102,7 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
         raise RegistrationError(f"the bot name {name!r} will not do: {problem}; choose another with --name")
     spec = BotSpec(name, kind, target, json.dumps(params, sort_keys=True), python, str(base))
     description, claimed = "", None
+    starting()
     if kind != "command":
         info = describe(spec)
         description, claimed = info.get("description", ""), info.get("games") or None
