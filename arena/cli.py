@@ -103,10 +103,11 @@ def callback(
     """Run bot tournaments and look at their results."""
 
 
-def sessions(db: str):
+def sessions(db: str, read_only: bool = False):
+    """The database at ``db``; ``read_only`` for commands that only look (they never create it)."""
     from arena.store import open_store
 
-    return open_store(db)
+    return open_store(db, read_only=read_only)
 
 
 def print_json(data: Any) -> None:
@@ -241,7 +242,7 @@ def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 
     from arena.store import Entry, Game, Tournament
 
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         rows = []
         for t in session.scalars(select(Tournament).order_by(Tournament.id)):
             counts = dict(session.execute(select(Game.status, func.count()).where(Game.tournament_id == t.id).group_by(Game.status)).all())
@@ -278,7 +279,7 @@ def list_games(
 
     first, second = aliased(Entry), aliased(Entry)
     bot1, bot2 = aliased(Bot), aliased(Bot)
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         query = (select(Game, Tournament.name, first.team, second.team)
                  .join(Tournament, Game.tournament_id == Tournament.id)
                  .join(first, Game.seat0 == first.id).join(second, Game.seat1 == second.id)
@@ -316,7 +317,7 @@ def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 
     from arena.store import Bot
 
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         rows = [{"name": b.name, "version": b.version, "kind": b.kind, "target": b.target,
                  "params": json.loads(b.params), "games": b.games, "registered": b.registered,
                  "code_hash": b.code_hash, "description": b.description}

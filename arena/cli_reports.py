@@ -66,7 +66,7 @@ def leaderboard(
 
     if pool is not None and stage is None:
         raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         found = load_results(session, find_tournament(session, tournament))
     t, note = found.tournament, describe_status(found)
     header = {"tournament": t.name, "game": t.game["name"], "status": t.status, "complete": found.complete,
@@ -156,7 +156,7 @@ def replay(
     """
     from arena.replay import ReplayError, interactive, load_replay, print_replay
 
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         shown = load_replay(session, game_id)
     if ply is not None and not 0 <= ply <= shown.last_ply:
         raise ArenaError(f"game {game_id} has plies 0-{len(shown.moves)}; --ply {ply} is not one of them")
@@ -186,7 +186,7 @@ def report(
     from arena.results import find_tournament
 
     start = time.monotonic()
-    store = sessions(db)
+    store = sessions(db, read_only=True)
     with store.begin() as session:
         name = find_tournament(session, tournament).name
     folder = out or Path("reports") / name

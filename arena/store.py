@@ -13,7 +13,9 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy import (
     JSON,
@@ -39,6 +41,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 from arena.errors import ArenaError
 from arena.records import GameRecord
@@ -226,7 +229,7 @@ def migrate(engine: Engine) -> None:
             return
     if version is not None and version > SCHEMA_VERSION:
         raise StoreError(f"the database is at schema version {version}, newer than this "
-                         f"arena ({SCHEMA_VERSION}); upgrade arena")  # fmt: skip
+                         f"arena ({SCHEMA_VERSION}); upgrade arena")
     with engine.begin() as connection:
         if engine.dialect.name == "sqlite":
             connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -300,13 +303,22 @@ def _database_error(url: str):
     return translate
 
 
-def open_store(url: str = DEFAULT_URL) -> sessionmaker[Session]:
-    """A session factory for the database at ``url``, created and migrated if needed."""
+def open_store(url: str = DEFAULT_URL, read_only: bool = False) -> sessionmaker[Session]:
+    """A session factory for the database at ``url``, created and migrated if needed.
+
+    ``read_only``: for commands that only look. An SQLite file is opened read-only and never
+    created, switched to WAL or migrated, so a database on a read-only mount can be read; one
+    that does not exist reads as an empty database."""
     try:
         parsed = make_url(url)
     except ArgumentError:
         raise StoreError(f"{url!r} is not a database URL (e.g. {DEFAULT_URL})") from None
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+    sqlite_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+    if sqlite_file and Path(parsed.database).is_dir():
+        raise StoreError(f"the database {parsed.database!r} is a folder, not a file; choose another path with --db")
+    if read_only and sqlite_file:
+        return _open_read_only(url, Path(parsed.database))
+    if sqlite_file:
         make_folder(Path(parsed.database).parent)
     try:
         engine = create_engine(url)
@@ -321,6 +333,56 @@ def open_store(url: str = DEFAULT_URL) -> sessionmaker[Session]:
     except (OperationalError, DatabaseError) as error:
         raise StoreError(f"cannot use the database {url}: {error.orig}") from None
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def _empty_store() -> sessionmaker[Session]:
+    """An empty database of the current schema, in memory: what a database not made yet reads as."""
+    engine = create_engine("sqlite://", poolclass=StaticPool)
+    with engine.begin() as connection:
+        Base.metadata.create_all(connection)
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def _open_read_only(url: str, path: Path) -> sessionmaker[Session]:
+    """The SQLite file ``path`` opened read-only; checked, not migrated."""
+    if not path.exists():
+        return _empty_store()
+    uri = _read_only_uri(path)
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT,
+                                                                        check_same_thread=False))
+    event.listen(engine, "handle_error", _database_error(url))
+    try:
+        with engine.connect() as connection:
+            version = _current_version(connection)
+    except (OperationalError, DatabaseError) as error:
+        raise StoreError(f"cannot read the database {url}: {error.orig}") from None
+    if version is None:
+        return _empty_store()
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"the database is at schema version {version}, newer than this "
+                         f"arena ({SCHEMA_VERSION}); upgrade arena")
+    if version < SCHEMA_VERSION:
+        raise StoreError(f"the database {path} is at schema version {version} and needs upgrading to "
+                         f"{SCHEMA_VERSION}, which takes writing: run 'arena run' or 'arena register' on it "
+                         "where it can be written (or on a copy), then read it again")
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def _read_only_uri(path: Path) -> str:
+    """How to open ``path`` read-only: ``mode=ro``, or where SQLite cannot make the ``-shm``
+    file a database in WAL mode needs (a read-only mount), ``immutable=1`` (no locks; what
+    only the write-ahead log holds is not seen)."""
+    location = "file:" + quote(str(path.resolve()))
+    try:
+        with closing(sqlite3.connect(f"{location}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)) as connection:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as error:
+        name = getattr(error, "sqlite_errorname", "")
+        if name.startswith("SQLITE_READONLY") or name.startswith("SQLITE_CANTOPEN"):
+            return f"{location}?mode=ro&immutable=1"
+    except sqlite3.DatabaseError:
+        pass  # not a database: the engine's error says so
+    return f"{location}?mode=ro"
 
 
 def make_folder(folder: Path) -> None:

@@ -274,3 +274,17 @@ def test_a_report_under_a_file_is_refused(cli, tmp_path):
     result = cli("report", "--out", str(tmp_path / "t.yaml" / "out"))
     assert str(result.exception).startswith(f"cannot write the report to {str(tmp_path / 't.yaml' / 'out')!r}: Not a "
                                             "directory (")
+
+
+@pytest.mark.parametrize("command", [["run", "t.yaml"], ["tournaments"], ["register", "bots.randombot"]])
+def test_a_database_that_is_a_folder_is_refused_naming_it(tmp_path, monkeypatch, command):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.yaml").write_text(HEADER + TWO_BOTS)
+    (tmp_path / "db").mkdir()
+    result = CliRunner().invoke(app, [*command, "--db", f"sqlite:///{tmp_path / 'db'}"])
+    assert str(result.exception) == (f"the database {str(tmp_path / 'db')!r} is a folder, not a file; choose another "
+                                     "path with --db")
