@@ -33,7 +33,6 @@ def play(
     from arena.play import play_against, symbol
     from arena.store import Bot
     from arena.tournament import bot_row
-    from arena.config import BotDef
 
     chosen = get_game(game)
     seats = {"x": 0, "first": 0, "b": 0, "black": 0, "o": 1, "second": 1, "w": 1, "white": 1}
@@ -46,13 +45,13 @@ def play(
         row = session.scalars(select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())).first()
         if row is not None and params:
             merged = {**json.loads(row.params), **params}
-            row = bot_row(session, row.name, BotDef(**_definition(row), params=merged), Path(row.path or "."))
+            row = bot_row(session, row.name, _bot_def(**_definition(row), params=merged), Path(row.path or "."))
         if row is None:
             if not (bot.endswith(".py") or "." in bot or "/" in bot):
                 known = ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
                 raise ArenaError(f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)")
             key = "path" if bot.endswith(".py") or "/" in bot else "module"
-            row = bot_row(session, bot, BotDef(**{key: bot}, params=params), Path.cwd())
+            row = bot_row(session, bot, _bot_def(**{key: bot}, params=params), Path.cwd())
         spec = BotSpec(row.name, row.kind, row.target, row.params, row.python, row.path)
         session.expunge(row)
     clock = TimeControl(move=move_time, grace=0.1, startup=30.0)
@@ -70,6 +69,20 @@ def play(
     how = "" if record.termination.value == "normal" else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
     stored = f"Stored as game {record.game_id} ('arena replay {record.game_id}')."
     console.print(printable(f"Game over: {result}{how}. {stored}"), highlight=False, markup=False)
+
+
+def _bot_def(**fields):
+    """The ``BotDef`` of ``fields``; a bad one (parameters for a command bot) is an ``ArenaError``."""
+    from pydantic import ValidationError
+
+    from arena.config import BotDef
+
+    try:
+        return BotDef(**fields)
+    except ValidationError as error:
+        target = next((fields[key] for key in ("module", "path", "command", "course") if fields.get(key)), "")
+        problem = error.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ArenaError(f"bot {target!r}: {problem}") from None
 
 
 def _definition(row) -> dict:

@@ -288,3 +288,13 @@ def test_a_database_that_is_a_folder_is_refused_naming_it(tmp_path, monkeypatch,
     result = CliRunner().invoke(app, [*command, "--db", f"sqlite:///{tmp_path / 'db'}"])
     assert str(result.exception) == (f"the database {str(tmp_path / 'db')!r} is a folder, not a file; choose another "
                                      "path with --db")
+
+
+def test_parameters_for_a_registered_command_bot_in_play_are_refused(cli, tmp_path):
+    from arena.store import Bot, open_store
+
+    with open_store(cli.db).begin() as session:
+        session.add(Bot(name="cmd", kind="command", target="python3 bot.py", path=str(tmp_path), registered=True))
+    result = cli("play", "tictactoe", "--bot", "cmd", "--param", "depth=3")
+    assert str(result.exception) == ("bot 'python3 bot.py': a command bot takes its parameters on its command line, "
+                                     "not params")
