@@ -15,6 +15,8 @@ from arena.cli import DEFAULT_DB, Db, Json, app, console, errors, print_json, se
 from arena.errors import ArenaError
 from arena.text import printable
 
+#: the longest pause between two moves of a replay, in seconds
+MAX_DELAY = 60.0
 TournamentName = Annotated[str | None, typer.Argument(help="The tournament (default: the latest).", show_default=False)]
 
 
@@ -146,7 +148,8 @@ def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> 
 def replay(
     game_id: Annotated[int, typer.Argument(help="The game's id (see 'arena games').", show_default=False)],
     ply: Annotated[int | None, typer.Option("--ply", "-n", help="Jump to this ply (0 = the start).")] = None,
-    delay: Annotated[float | None, typer.Option("--delay", "-d", min=0, help="Play it back, this many seconds a move.")] = None,
+    delay: Annotated[float | None, typer.Option("--delay", "-d", min=0, max=MAX_DELAY,
+                                                help="Play it back, this many seconds a move.")] = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:

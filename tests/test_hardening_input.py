@@ -83,6 +83,12 @@ def test_a_move_time_out_of_bounds_on_the_command_line_is_refused_naming_the_opt
     assert "Invalid value for '--move-time'" in result.output
 
 
+def test_a_replay_delay_too_long_to_sleep_is_refused_naming_the_option(cli):
+    result = cli("replay", "1", "--delay", "1e300")
+    assert result.exit_code == 2
+    assert "Invalid value for '--delay'" in result.output
+
+
 # ---------------------------------------------------------------- YAML
 
 
