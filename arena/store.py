@@ -316,6 +316,10 @@ def open_store(url: str = DEFAULT_URL, read_only: bool = False) -> sessionmaker[
     sqlite_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
     if sqlite_file and Path(parsed.database).is_dir():
         raise StoreError(f"the database {parsed.database!r} is a folder, not a file; choose another path with --db")
+    if sqlite_file and Path(parsed.database).exists() and not Path(parsed.database).is_file():
+        # SQLite would wait for ever for a writer to open a FIFO, or read a device as a database
+        raise StoreError(f"the database {parsed.database!r} is not a regular file (a device, FIFO or socket); "
+                         "choose another path with --db")
     if read_only and sqlite_file:
         return _open_read_only(url, Path(parsed.database))
     if sqlite_file:

@@ -304,3 +304,14 @@ def test_parameters_for_a_registered_command_bot_in_play_are_refused(cli, tmp_pa
     result = cli("play", "tictactoe", "--bot", "cmd", "--param", "depth=3")
     assert str(result.exception) == ("bot 'python3 bot.py': a command bot takes its parameters on its command line, "
                                      "not params")
+
+
+@pytest.mark.parametrize("command", [["tournaments"], ["run", "t.yaml", "-q"]])
+def test_a_database_that_is_a_fifo_is_refused_without_waiting(tmp_path, command):
+    os.mkfifo(tmp_path / "a.db")
+    (tmp_path / "t.yaml").write_text(HEADER + TWO_BOTS)
+    result = subprocess.run([shutil.which("arena") or "arena", *command, "--db", f"sqlite:///{tmp_path / 'a.db'}"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=30, env={**os.environ, **WIDE})
+    assert (result.returncode, result.stderr) == (2, f"error: the database {str(tmp_path / 'a.db')!r} is not a "
+                                                     "regular file (a device, FIFO or socket); choose another path "
+                                                     "with --db\n")
