@@ -53,6 +53,8 @@ MAX_MOVE_TIME = 86_400.0
 MAX_STARTUP = 3_600.0
 MAX_GRACE = 60.0
 MAX_MEGABYTES = 1 << 20
+#: the most games a stage may plan (its games are planned, and stored, when it starts)
+MAX_STAGE_GAMES = 1_000_000
 #: the largest TrueSkill setting (in size): beyond, its arithmetic overflows
 MAX_RATING = 1e6
 
@@ -252,7 +254,13 @@ class TournamentDef(Strict):
             if stage.pools > count:
                 found.append((f"{where}.pools", f"{name} has {stage.pools} pools for {count} teams"))
                 return found
-            size = count // stage.pools
+            size, larger = divmod(count, stage.pools)
+            pairs = larger * (size + 1) * size // 2 + (stage.pools - larger) * size * (size - 1) // 2
+            games = pairs * stage.games_per_pair
+            if games > MAX_STAGE_GAMES:
+                found.append((where, f"{name} would play {games:,} games; a stage plays at most {MAX_STAGE_GAMES:,} "
+                                     "(fewer teams a pool, or fewer games a pair)"))
+                return found
             if number == len(self.stages) - 1:
                 if size < 2:
                     found.append((f"{where}.pools", f"{name} has pools of fewer than two teams"))

@@ -64,6 +64,14 @@ def test_a_number_out_of_bounds_is_refused_naming_its_field(case):
     assert str(error.value) == "t.yaml is not a valid tournament:\n  " + message
 
 
+def test_a_stage_of_more_games_than_the_limit_is_refused():
+    bots = "".join(f"  b{number}: {{module: bots.randombot}}\n" for number in range(1000))
+    with pytest.raises(ConfigError) as error:
+        parse_config(HEADER + "bots:\n" + bots + "stages:\n  - {name: all, games_per_pair: 3}\n", "t.yaml")
+    assert str(error.value) == ("t.yaml is not a valid tournament:\n  stages.0: stage 'all' would play 1,498,500 "
+                                "games; a stage plays at most 1,000,000 (fewer teams a pool, or fewer games a pair)")
+
+
 def test_rating_settings_that_make_trueskill_fail_are_an_error_naming_them():
     from arena.config import RatingDef
 
