@@ -49,18 +49,22 @@ def check_arguments(arguments: list[str]) -> None:
     a file name in another encoding (arena keeps names and paths as UTF-8 text), or that holds a
     control character other than tab and newline (the command-line parser would print it raw in
     its own messages: a file name can hold an escape sequence)."""
-    given = [(f"argument {number}", word) for number, word in enumerate(arguments, 1)]
-    given.append(("ARENA_DB", os.environ.get("ARENA_DB", "")))
-    for where, word in given:
-        try:
-            word.encode("utf-8")
-        except UnicodeEncodeError:
-            shown = str(os.fsencode(word))[2:-1]
-            raise ArenaError(f"{where} ({shown}) is not valid UTF-8: arena keeps names and paths as UTF-8 text; "
-                             "rename the file (or folder) or give the word in UTF-8") from None
-        if printable(word, lines=True) != word:
-            raise ArenaError(f"{where} ({printable(word, 200)}) holds control characters; rename the file (or "
-                             "folder) or leave them out")
+    for number, word in enumerate(arguments, 1):
+        check_text(f"argument {number}", word)
+    check_text("ARENA_DB", os.environ.get("ARENA_DB", ""))
+
+
+def check_text(where: str, word: str) -> None:
+    """``ArenaError`` naming ``where`` if ``word`` is not valid UTF-8 or holds control characters."""
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(os.fsencode(word))[2:-1]
+        raise ArenaError(f"{where} ({shown}) is not valid UTF-8: arena keeps names and paths as UTF-8 text; "
+                         "rename the file (or folder) or give the word in UTF-8") from None
+    if printable(word, lines=True) != word:
+        raise ArenaError(f"{where} ({printable(word, 200)}) holds control characters; rename the file (or "
+                         "folder) or leave them out")
 
 
 #: what the commands that run bots say first when they run as root
@@ -157,7 +161,7 @@ def run(
 
     from arena.config import ConfigError
 
-    check_arguments([str(file.resolve())])  # the tournament's folder: bot paths are stored relative to it
+    check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
     config, text = load_config(file)
     if name is not None:
         try:
@@ -381,7 +385,7 @@ def register(
     if interface not in ("python", "course2019"):
         raise ArenaError(f"--interface must be python or course2019, not {interface!r}")
     kind = "command" if command is not None else ("course2019" if interface == "course2019" else "python")
-    check_arguments([str(Path.cwd())])  # the folder the bot is declared from, stored with it
+    check_text("the current folder", str(Path.cwd()))  # the folder the bot is declared from, stored with it
     row, status = register_bot(sessions(db), name=name, kind=kind, target=command or target or "",
                                params=parse_params(param), games=game, python=python,
                                move_time=move_time, base=Path.cwd(), starting=warn_if_root)  # fmt: skip

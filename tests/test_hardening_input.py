@@ -210,6 +210,17 @@ def test_a_file_name_that_is_not_utf8_is_refused(tmp_path):
                                                      "give the word in UTF-8\n")
 
 
+def test_a_tournament_in_a_folder_whose_name_is_not_utf8_is_refused(tmp_path):
+    folder = tmp_path / os.fsdecode(b"d\xff")
+    folder.mkdir()
+    (folder / "t.yaml").write_text(HEADER + TWO_BOTS)
+    result = subprocess.run([shutil.which("arena") or "arena", "run", "t.yaml"], cwd=folder, capture_output=True,
+                            text=True, timeout=60, env={**os.environ, **WIDE})
+    assert (result.returncode, result.stderr) == (2, f"error: the tournament file's folder ({tmp_path}/d\\xff) is not "
+                                                     "valid UTF-8: arena keeps names and paths as UTF-8 text; rename "
+                                                     "the file (or folder) or give the word in UTF-8\n")
+
+
 # ---------------------------------------------------------------- commands
 
 
