@@ -153,13 +153,11 @@ def run(
                                            "no more workers than CPUs).")] = True,
 ) -> None:
     """Run the tournament in FILE, or resume it if it exists already."""
-    from arena.config import load_config
-    from arena.runner import LocalRunner
-    from arena.tournament import Progress, TournamentRun, expected_games
-
     from pydantic import ValidationError
 
-    from arena.config import ConfigError
+    from arena.config import ConfigError, load_config
+    from arena.runner import LocalRunner
+    from arena.tournament import Progress, TournamentRun, expected_games
 
     check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
     config, text = load_config(file)
