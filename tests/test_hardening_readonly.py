@@ -93,8 +93,9 @@ def test_a_report_of_a_database_that_cannot_be_written_is_written_to_its_folder(
 
 def test_a_database_in_rollback_journal_mode_is_read_read_only(played, tmp_path):
     database = tmp_path / "copy.sqlite3"
-    with closing(sqlite3.connect(played / "db" / "arena.sqlite3")) as source, closing(sqlite3.connect(database)) as copy:
-        source.backup(copy)
+    source = closing(sqlite3.connect(played / "db" / "arena.sqlite3"))
+    with source as original, closing(sqlite3.connect(database)) as copy:
+        original.backup(copy)
         copy.execute("PRAGMA journal_mode=DELETE")
     result = under_read_only("tournaments", "--json", "--db", f"sqlite:///{database}", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
