@@ -371,7 +371,11 @@ def command_line(command: str, base: str | None) -> list[str]:
         if os.path.isabs(word) or word.startswith("-"):
             continue
         candidate = folder / word
-        if (os.sep in word or index > 0) and candidate.exists():
+        try:
+            exists = candidate.exists()
+        except OSError:  # a word too long to be a file name is not one
+            exists = False
+        if (os.sep in word or index > 0) and exists:
             words[index] = str(candidate.resolve())
     return words
 

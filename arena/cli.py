@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from rich.text import Text
 
 from arena import __version__
 from arena.errors import ArenaError
+from arena.text import clean_data, printable
 
 app = typer.Typer(
     name="arena",
@@ -32,20 +34,58 @@ errors = Console(stderr=True)
 Db = Annotated[str, typer.Option("--db", envvar="ARENA_DB", help="Database URL (SQLAlchemy).")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 DEFAULT_DB = "sqlite:///db/arena.sqlite3"
+#: the longest move time the commands that play accept (as a tournament file's ``time.move``)
+MAX_MOVE_TIME = 86_400.0
 
 
 def cells(*values: object) -> list[Text]:
-    """Table cells shown as they are: names and messages from bots are never markup."""
-    return [Text(str(value)) for value in values]
+    """Table cells shown as they are: names and messages from bots are never markup, and their
+    control characters are shown escaped (``printable``), never sent to the terminal."""
+    return [Text(printable(value)) for value in values]
+
+
+def check_arguments(arguments: list[str]) -> None:
+    """``ArenaError`` for a command-line word (or ``ARENA_DB``) that is not valid UTF-8, such as
+    a file name in another encoding (arena keeps names and paths as UTF-8 text), or that holds a
+    control character other than tab and newline (the command-line parser would print it raw in
+    its own messages: a file name can hold an escape sequence)."""
+    for number, word in enumerate(arguments, 1):
+        check_text(f"argument {number}", word)
+    check_text("ARENA_DB", os.environ.get("ARENA_DB", ""))
+
+
+def check_text(where: str, word: str) -> None:
+    """``ArenaError`` naming ``where`` if ``word`` is not valid UTF-8 or holds control characters."""
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(os.fsencode(word))[2:-1]
+        raise ArenaError(f"{where} ({shown}) is not valid UTF-8: arena keeps names and paths as UTF-8 text; "
+                         "rename the file (or folder) or give the word in UTF-8") from None
+    if printable(word, lines=True) != word:
+        raise ArenaError(f"{where} ({printable(word, 200)}) holds control characters; rename the file (or "
+                         "folder) or leave them out")
+
+
+#: what the commands that run bots say first when they run as root
+ROOT_WARNING = ("warning: arena runs as root, and so do its bots: they can read every file, root's included, in "
+                "the folders they may read (docs/security.md); run arena as an ordinary user")
+
+
+def warn_if_root() -> None:
+    """One line on stderr when arena, and so every bot it starts, runs as root."""
+    if os.geteuid() == 0:
+        errors.print(ROOT_WARNING, markup=False, highlight=False, soft_wrap=True)
 
 
 def main() -> None:
     """Entry point: user errors print their message and exit 2, never a traceback."""
     logging.raiseExceptions = False  # a log file that cannot be written (a full disk) is no reason to print tracebacks
     try:
+        check_arguments(sys.argv[1:])
         app()
     except ArenaError as error:
-        errors.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+        errors.print(f"[bold red]error:[/] {escape(printable(error, lines=True))}", highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         errors.print("interrupted")
@@ -67,14 +107,15 @@ def callback(
     """Run bot tournaments and look at their results."""
 
 
-def sessions(db: str):
+def sessions(db: str, read_only: bool = False):
+    """The database at ``db``; ``read_only`` for commands that only look (they never create it)."""
     from arena.store import open_store
 
-    return open_store(db)
+    return open_store(db, read_only=read_only)
 
 
 def print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, default=str))
+    typer.echo(json.dumps(clean_data(data), indent=2, default=str))
 
 
 def log_file(db: str, name: str) -> Path:
@@ -112,19 +153,25 @@ def run(
                                                                   "(default: only to CPUs that are idle now).")] = None,
 ) -> None:
     """Run the tournament in FILE, or resume it if it exists already."""
-    from arena.config import load_config
+    from pydantic import ValidationError
+
+    from arena.config import ConfigError, load_config
     from arena.runner import LocalRunner
     from arena.tournament import Progress, TournamentRun, expected_games
 
+    check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
     config, text = load_config(file)
     if name is not None:
-        config = config.model_copy(update={"name": name})
-        config = type(config).model_validate(config.model_dump())
+        try:
+            config = type(config).model_validate({**config.model_dump(), "name": name})
+        except ValidationError as error:
+            raise ConfigError(f"--name {name!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     from arena.tournament import run_lock
 
     with run_lock(db, config.name) as stale:
         tournament_run = TournamentRun(config, text, sessions(db), file.resolve().parent, workers)
         tournament, resumed = tournament_run.prepare()
+        warn_if_root()
         path = log_file(db, config.name)
         handler = setup_logging(path)
         logging.getLogger("arena").info("%s tournament %r", "resuming" if resumed else "starting", config.name)
@@ -229,7 +276,7 @@ def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 
     from arena.store import Entry, Game, Tournament
 
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         rows = []
         for t in session.scalars(select(Tournament).order_by(Tournament.id)):
             counts = dict(session.execute(select(Game.status, func.count()).where(Game.tournament_id == t.id).group_by(Game.status)).all())
@@ -266,7 +313,7 @@ def list_games(
 
     first, second = aliased(Entry), aliased(Entry)
     bot1, bot2 = aliased(Bot), aliased(Bot)
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         query = (select(Game, Tournament.name, first.team, second.team)
                  .join(Tournament, Game.tournament_id == Tournament.id)
                  .join(first, Game.seat0 == first.id).join(second, Game.seat1 == second.id)
@@ -304,7 +351,7 @@ def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 
     from arena.store import Bot
 
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         rows = [{"name": b.name, "version": b.version, "kind": b.kind, "target": b.target,
                  "params": json.loads(b.params), "games": b.games, "registered": b.registered,
                  "code_hash": b.code_hash, "description": b.description}
@@ -324,8 +371,9 @@ def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
-    """``key=value`` options as a dict; values are read as YAML scalars (1, 0.5, true, text)."""
-    import yaml
+    """``key=value`` options as a dict; values are read as YAML (1, 0.5, true, text, [1, 2]),
+    within the tournament file's bounds (``config.load_yaml``); text that is not YAML stays text."""
+    from arena.config import ConfigError, load_yaml, not_plain
 
     params: dict[str, Any] = {}
     for item in items:
@@ -333,9 +381,16 @@ def parse_params(items: list[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             raise ArenaError(f"--param {item!r}: write key=value, e.g. --param c=1.4")
         try:
-            params[key.strip()] = yaml.safe_load(value) if value.strip() else ""
-        except yaml.YAMLError:
-            params[key.strip()] = value
+            read = clean_data(load_yaml(value, f"--param {key.strip()!r}")) if value.strip() else ""
+        except ConfigError as error:
+            if "not valid YAML" not in str(error):
+                raise
+            read = clean_data(value)
+        found = not_plain(read)
+        if found:
+            raise ArenaError(f"--param {item!r}: a value is text, a number, true/false, null, a list or a mapping; "
+                             f"not {found}")
+        params[clean_data(key.strip())] = read
     return params
 
 
@@ -348,7 +403,8 @@ def register(
     game: Annotated[list[str], typer.Option("--game", "-g", help="A game to smoke-test it on (repeatable).")] = [],  # noqa: B006
     interface: Annotated[str, typer.Option(help="python (a bot module) or course2019 (a 2019 course file).")] = "python",
     python: Annotated[str | None, typer.Option(help="The interpreter to run it with (e.g. python2.7).")] = None,
-    move_time: Annotated[float, typer.Option(min=0.01, help="Seconds a move in the smoke game.")] = 2.0,
+    move_time: Annotated[float, typer.Option(min=0.01, max=MAX_MOVE_TIME,
+                                             help="Seconds a move in the smoke game.")] = 2.0,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Register a bot after a smoke game against a random bot."""
@@ -358,12 +414,14 @@ def register(
         raise ArenaError("give either a bot file or module, or --command \"PROGRAM ARGS\"")
     if interface not in ("python", "course2019"):
         raise ArenaError(f"--interface must be python or course2019, not {interface!r}")
-    kind = "command" if command else ("course2019" if interface == "course2019" else "python")
+    kind = "command" if command is not None else ("course2019" if interface == "course2019" else "python")
+    check_text("the current folder", str(Path.cwd()))  # the folder the bot is declared from, stored with it
     row, status = register_bot(sessions(db), name=name, kind=kind, target=command or target or "",
                                params=parse_params(param), games=game, python=python,
-                               move_time=move_time, base=Path.cwd())  # fmt: skip
-    console.print(f"{status}: [bold]{escape(row['name'])}[/] v{row['version']} ({escape(row['kind'])} {escape(row['target'])}), "
-                  f"games: {', '.join(row['games'])}", highlight=False)  # fmt: skip
+                               move_time=move_time, base=Path.cwd(), starting=warn_if_root)  # fmt: skip
+    console.print(f"{status}: [bold]{escape(printable(row['name']))}[/] v{row['version']} ({escape(row['kind'])} "
+                  f"{escape(printable(row['target']))}), games: {escape(printable(', '.join(row['games'])))}",
+                  highlight=False)  # fmt: skip
 
 
 # Command groups kept in their own modules register themselves on ``app`` when imported.

@@ -12,8 +12,9 @@ from sqlalchemy import select
 
 from rich.markup import escape
 
-from arena.cli import DEFAULT_DB, Db, app, console, parse_params, sessions
+from arena.cli import DEFAULT_DB, MAX_MOVE_TIME, Db, app, console, parse_params, sessions, warn_if_root
 from arena.errors import ArenaError
+from arena.text import printable
 
 
 @app.command()
@@ -21,7 +22,7 @@ def play(
     game: Annotated[str, typer.Argument(help="The game: tictactoe, uttt, xtreme or othello.")],
     bot: Annotated[str, typer.Option("--bot", "-b", help="A registered bot, a module (bots.uct) or a .py file.")],
     seat: Annotated[str, typer.Option("--as", help="Your seat: x (first), o (second), first or second.")] = "x",
-    move_time: Annotated[float, typer.Option(min=0.01, help="The bot's seconds a move.")] = 2.0,
+    move_time: Annotated[float, typer.Option(min=0.01, max=MAX_MOVE_TIME, help="The bot's seconds a move.")] = 2.0,
     param: Annotated[list[str], typer.Option("--param", "-p", help="A bot parameter, key=value (repeatable).")] = [],  # noqa: B006
     db: Db = DEFAULT_DB,
 ) -> None:
@@ -31,7 +32,6 @@ def play(
     from arena.play import play_against, symbol
     from arena.store import Bot
     from arena.roster import Bundles, bot_row
-    from arena.config import BotDef
 
     chosen = get_game(game)
     seats = {"x": 0, "first": 0, "b": 0, "black": 0, "o": 1, "second": 1, "w": 1, "white": 1}
@@ -44,17 +44,18 @@ def play(
         row = session.scalars(select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())).first()
         if row is not None and params:
             merged = {**json.loads(row.params), **params}
-            row = bot_row(session, row.name, BotDef.of(row.kind, row.target, merged, row.python), Path(row.path or "."))
+            row = bot_row(session, row.name, _bot_def(row.kind, row.target, merged, row.python), Path(row.path or "."))
         if row is None:
             if not (bot.endswith(".py") or "." in bot or "/" in bot):
                 known = ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
                 raise ArenaError(f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)")
-            key = "path" if bot.endswith(".py") or "/" in bot else "module"
-            row = bot_row(session, bot, BotDef(**{key: bot}, params=params), Path.cwd())
+            row = bot_row(session, bot, _bot_def("python", bot, params), Path.cwd())
         session.expunge(row)
     clock = TimeControl(move=move_time, grace=0.1, startup=30.0)
+    warn_if_root()
     console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
-                  f"[bold]{escape(row.name)}[/] at {move_time:g} s a move. Type 'help' for the commands.", highlight=False)  # fmt: skip
+                  f"[bold]{escape(printable(row.name))}[/] at {move_time:g} s a move. Type 'help' for the commands.",
+                  highlight=False)  # fmt: skip
     with Bundles() as bundles:
         record = play_against(store, chosen, row, bundles.spec(row, row.name), human_seat, clock, sys.stdin, sys.stdout)
     final = chosen.replay([m.move for m in record.moves])
@@ -64,5 +65,18 @@ def play(
         return
     result = "a draw" if record.winner is None else ("you win" if record.winner == human_seat else f"{row.name} wins")
     how = "" if record.termination.value == "normal" else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
-    console.print(f"Game over: {result}{how}. Stored as game {record.game_id} ('arena replay {record.game_id}').",
-                  highlight=False, markup=False)  # fmt: skip
+    stored = f"Stored as game {record.game_id} ('arena replay {record.game_id}')."
+    console.print(printable(f"Game over: {result}{how}. {stored}"), highlight=False, markup=False)
+
+
+def _bot_def(kind: str, target: str, params: dict, python: str | None = None):
+    """The ``BotDef`` of a bot; a bad one (parameters for a command bot) is an ``ArenaError``."""
+    from pydantic import ValidationError
+
+    from arena.config import BotDef
+
+    try:
+        return BotDef.of(kind, target, params, python)
+    except ValidationError as error:
+        problem = error.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ArenaError(f"bot {target!r}: {problem}") from None

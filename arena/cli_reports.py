@@ -13,7 +13,10 @@ from rich.table import Table
 
 from arena.cli import DEFAULT_DB, Db, Json, app, console, errors, print_json, sessions
 from arena.errors import ArenaError
+from arena.text import printable
 
+#: the longest pause between two moves of a replay, in seconds
+MAX_DELAY = 60.0
 TournamentName = Annotated[str | None, typer.Argument(help="The tournament (default: the latest).", show_default=False)]
 
 
@@ -65,7 +68,7 @@ def leaderboard(
 
     if pool is not None and stage is None:
         raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         found = load_results(session, find_tournament(session, tournament))
     t, note = found.tournament, describe_status(found)
     header = {"tournament": t.name, "game": t.game["name"], "status": t.status, "complete": found.complete,
@@ -86,13 +89,14 @@ def leaderboard(
         return
     _title(found, note, f"stage {chosen.name} ({chosen.status})")
     if not pools:
-        console.print(f"Stage {chosen.name!r} has not started: its pools are drawn when the stage before it ends.",
-                      markup=False)  # fmt: skip
+        console.print(f"Stage {printable(chosen.name)!r} has not started: its pools are drawn when the stage before "
+                      "it ends.", markup=False)  # fmt: skip
     for p in pools:
         out = Table("#", "team", "points", "games", "W", "D", "L", "forfeits", "μ−3σ", "",
                     title=f"pool {p.name}: {p.finished}/{p.planned} games", title_justify="left")  # fmt: skip
         for s in p.lines:
-            out.add_row(str(s.rank), escape(s.team), _number(s.points), str(s.games), str(s.wins), str(s.draws),
+            out.add_row(str(s.rank), escape(printable(s.team)), _number(s.points), str(s.games), str(s.wins),
+                        str(s.draws),
                         str(s.losses), _forfeits(s.forfeits), f"{s.rating:.2f}",
                         "[green]advanced[/]" if s.team in p.advanced else "")  # fmt: skip
         _wide().print(out)
@@ -107,10 +111,11 @@ def _wide():
 
 def _title(found, note: str | None, what: str) -> None:
     t = found.tournament
-    _wide().print(f"[bold]{escape(t.name)}[/]: {t.game['name']}, {what}; {found.totals.finished}/{found.totals.expected} "
-                  f"games, status {t.status}", highlight=False)  # fmt: skip
+    _wide().print(f"[bold]{escape(printable(t.name))}[/]: {escape(printable(t.game['name']))}, "
+                  f"{escape(printable(what))}; {found.totals.finished}/{found.totals.expected} games, status "
+                  f"{escape(printable(t.status))}", highlight=False)  # fmt: skip
     if note:
-        _wide().print(f"[yellow]{escape(note)}[/]", highlight=False)
+        _wide().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
 
 
 def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> None:
@@ -129,8 +134,9 @@ def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> 
             column.justify = "right"
     for line in found.leaderboard:
         bot = "" if line.bot == line.team else line.bot
-        row = [str(line.rank), escape(line.team), escape(bot), f"{line.conservative:.2f}", f"{line.mu:.2f}", f"{line.sigma:.2f}",
-               str(line.games), f"{line.wins}-{line.draws}-{line.losses}", _number(line.points)]  # fmt: skip
+        row = [str(line.rank), escape(printable(line.team)), escape(printable(bot)), f"{line.conservative:.2f}",
+               f"{line.mu:.2f}", f"{line.sigma:.2f}", str(line.games), f"{line.wins}-{line.draws}-{line.losses}",
+               _number(line.points)]  # fmt: skip
         row += [_number(line.course_points or 0)] if course else []
         out.add_row(*row, _forfeits(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
     _wide().print(out)
@@ -142,7 +148,8 @@ def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> 
 def replay(
     game_id: Annotated[int, typer.Argument(help="The game's id (see 'arena games').", show_default=False)],
     ply: Annotated[int | None, typer.Option("--ply", "-n", help="Jump to this ply (0 = the start).")] = None,
-    delay: Annotated[float | None, typer.Option("--delay", "-d", min=0, help="Play it back, this many seconds a move.")] = None,
+    delay: Annotated[float | None, typer.Option("--delay", "-d", min=0, max=MAX_DELAY,
+                                                help="Play it back, this many seconds a move.")] = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
@@ -152,7 +159,7 @@ def replay(
     """
     from arena.replay import ReplayError, interactive, load_replay, print_replay
 
-    with sessions(db).begin() as session:
+    with sessions(db, read_only=True).begin() as session:
         shown = load_replay(session, game_id)
     if ply is not None and not 0 <= ply <= shown.last_ply:
         raise ArenaError(f"game {game_id} has plies 0-{len(shown.moves)}; --ply {ply} is not one of them")
@@ -161,8 +168,9 @@ def replay(
     elif sys.stdin.isatty() and console.is_terminal:
         interactive(shown, console, ply or 0, delay)
     else:
-        console.print(f"[bold]game {game_id}[/] of {escape(shown.tournament)}: {shown.game.name}, stage {shown.stage}, "
-                      f"pool {shown.pool}, round {shown.round + 1}", highlight=False)  # fmt: skip
+        console.print(f"[bold]game {game_id}[/] of {escape(printable(shown.tournament))}: {shown.game.name}, stage "
+                      f"{escape(printable(shown.stage))}, pool {shown.pool}, round {shown.round + 1}",
+                      highlight=False)  # fmt: skip
         print_replay(shown, lambda text: console.print(text + "\n", highlight=False, markup=False), ply, delay)
     if shown.problem is not None:
         raise ReplayError(f"game {game_id} does not re-play: {shown.problem}")
@@ -181,14 +189,23 @@ def report(
     from arena.results import find_tournament
 
     start = time.monotonic()
-    with sessions(db).begin() as session:
+    store = sessions(db, read_only=True)
+    with store.begin() as session:
         name = find_tournament(session, tournament).name
     folder = out or Path("reports") / name
-    written = write_report(sessions(db), name, folder)
+    if folder.exists() and not folder.is_dir():
+        raise ArenaError(f"cannot write the report to {str(folder)!r}: it is a file, not a folder; give --out a "
+                         "folder (it is created if need be)")
+    try:
+        written = write_report(store, name, folder)
+    except OSError as error:
+        where = error.filename or folder
+        raise ArenaError(f"cannot write the report to {str(folder)!r}: {error.strerror or error} ({where}); give "
+                         "--out a folder that can be written") from None
     elapsed = time.monotonic() - start
-    _wide().print(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open {folder / 'index.html'}",
-                  highlight=False)  # fmt: skip
+    _wide().print(escape(printable(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open "
+                                   f"{folder / 'index.html'}")), highlight=False)  # fmt: skip
     if written.note:
-        _wide().print(f"[yellow]{escape(written.note)}[/]", highlight=False)
+        _wide().print(f"[yellow]{escape(printable(written.note))}[/]", highlight=False)
     for problem in written.problems[:10]:
-        errors.print(f"[red]{escape(problem)}[/]", highlight=False)
+        errors.print(f"[red]{escape(printable(problem))}[/]", highlight=False)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from arena.games import Game, Outcome
 from arena.job import SeatClock, TimeControl
 from arena.records import BotFault, GameRecord, MoveRecord, Overloaded, Termination
+from arena.text import clean
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +155,7 @@ def play_game(
                 move = game.parse_move(reply.text)
                 state = state.play(move)
             except ValueError as error:
-                raise _Forfeit(seat, BotFault(Termination.ILLEGAL_MOVE, str(error))) from None
+                raise _Forfeit(seat, BotFault(Termination.ILLEGAL_MOVE, clean(str(error), 2000))) from None
             clocks[seat].spend(reply.charged)
             text = game.format_move(move)
             record.moves.append(MoveRecord(seat, text, round(reply.wall * 1000, 3),

@@ -2,14 +2,19 @@
 
 One JSON object per line each way, UTF-8, ending in ``\\n``. The harness sends ``new_game``,
 ``move``, ``game_over``, ``quit`` and optionally ``describe``; the bot answers ``new_game`` with
-``ready``, ``move`` with ``move``, ``describe`` with ``description`` (or ``error`` when it failed). Everything a bot sends is untrusted: ``parse_reply``
-turns anything malformed into a ``ProtocolError`` with a short description.
+``ready``, ``move`` with ``move``, ``describe`` with ``description`` (or ``error`` when it failed).
+Everything a bot sends is untrusted: ``parse_reply`` turns anything malformed into a
+``ProtocolError`` with a short description, and gives the fields arena uses as clean text
+(``arena.text.clean``), so that no reply can fail a write to the database or a print.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
+
+from arena.text import clean
 
 if TYPE_CHECKING:
     from arena.job import TimeControl
@@ -17,6 +22,16 @@ if TYPE_CHECKING:
 VERSION = 1
 #: the longest line a bot may send; anything longer is a protocol error
 MAX_LINE = 64 * 1024
+#: the deepest a reply may nest arrays and objects; deeper is a protocol error (Python's JSON
+#: parser recurses, and a line of 64 KiB of brackets would exhaust its stack)
+MAX_DEPTH = 32
+#: the most characters kept of an error reply's ``message`` and ``kind`` (the rest is dropped),
+#: and of a description (cut with ``...``)
+MAX_MESSAGE = 2000
+MAX_KIND = 40
+MAX_DESCRIPTION = 2000
+#: the most characters kept of each name in a description's ``games`` and ``parameters``
+MAX_NAME = 100
 
 
 class ProtocolError(ValueError):
@@ -60,20 +75,56 @@ def short(data: bytes | str, limit: int = 120) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def too_deep(line: bytes) -> bool:
+    """Whether ``line`` nests JSON arrays and objects deeper than ``MAX_DEPTH`` (brackets inside
+    strings not counted). Cheap: a line with few opening brackets is not scanned at all."""
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return False
+    level = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", line)):
+        level += 1 if bracket in b"[{" else -1
+        if level > MAX_DEPTH:
+            return True
+    return False
+
+
+def _names(value: Any, field: str, line: bytes) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ProtocolError(f"a description's {field!r} must be a list of strings, got {short(line)}")
+    return [clean(item, MAX_NAME) for item in value]
+
+
 def parse_reply(line: bytes, expected: str) -> dict[str, Any]:
-    """The bot's reply ``line`` of type ``expected`` (or ``error``); ``ProtocolError`` otherwise."""
+    """The bot's reply ``line`` of type ``expected`` (or ``error``); ``ProtocolError`` otherwise.
+
+    The fields arena uses (``move``, an error's ``message`` and ``kind``, a description's
+    ``description``, ``games`` and ``parameters``) come back as clean text, long ones cut
+    (``MAX_MESSAGE``, ...)."""
+    if too_deep(line):
+        raise ProtocolError(f"reply nests arrays or objects deeper than {MAX_DEPTH} levels: {short(line)}")
     try:
         message = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise ProtocolError(f"reply is not JSON: {short(line)}") from None
     if not isinstance(message, dict):
         raise ProtocolError(f"reply is not a JSON object: {short(line)}")
     kind = message.get("type")
     if kind == "error":
-        return {"type": "error", "message": str(message.get("message", ""))[:2000],
-                "kind": str(message.get("kind", ""))[:40]}  # fmt: skip
+        return {"type": "error", "message": clean(message.get("message", ""))[:MAX_MESSAGE],
+                "kind": clean(message.get("kind", ""))[:MAX_KIND]}  # fmt: skip
     if kind != expected:
         raise ProtocolError(f"expected a {expected!r} reply, got {short(line)}")
-    if expected == "move" and not isinstance(message.get("move"), str):
-        raise ProtocolError(f"a move reply needs a 'move' string, got {short(line)}")
+    if expected == "move":
+        if not isinstance(message.get("move"), str):
+            raise ProtocolError(f"a move reply needs a 'move' string, got {short(line)}")
+        message["move"] = clean(message["move"])
+    elif expected == "description":
+        message["description"] = clean(message.get("description") or "", MAX_DESCRIPTION)
+        for field in ("games", "parameters"):
+            if message.get(field) is not None:
+                message[field] = _names(message[field], field, line)
     return message

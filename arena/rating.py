@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 import trueskill
 
 from arena.config import RatingDef
+from arena.errors import ArenaError
+
+
+class RatingError(ArenaError):
+    """Rating settings with which TrueSkill's arithmetic fails (it overflows or loses precision)."""
 
 
 @dataclass(slots=True)
@@ -40,12 +45,18 @@ def replay_ratings(
     history = {team: RatingHistory(r.mu, r.sigma) for team, r in current.items()}
     for game_id, first, second, winner in sorted(games):
         a, b = current[first], current[second]
-        if winner is None:
-            a, b = trueskill.rate_1vs1(a, b, drawn=True, env=env)
-        elif winner == 0:
-            a, b = trueskill.rate_1vs1(a, b, env=env)
-        else:
-            b, a = trueskill.rate_1vs1(b, a, env=env)
+        try:
+            if winner is None:
+                a, b = trueskill.rate_1vs1(a, b, drawn=True, env=env)
+            elif winner == 0:
+                a, b = trueskill.rate_1vs1(a, b, env=env)
+            else:
+                b, a = trueskill.rate_1vs1(b, a, env=env)
+        except ArithmeticError as error:
+            settings = ", ".join(f"{name} {value:g}" for name, value in rating.model_dump().items())
+            raise RatingError(f"TrueSkill cannot rate game {game_id} with the rating settings ({settings}): "
+                              f"{error}; choose settings nearer the defaults (mu 25, sigma 8.333, beta 4.167, "
+                              "tau 0.083)") from None
         current[first], current[second] = a, b
         for team, r in ((first, a), (second, b)):
             entry = history[team]

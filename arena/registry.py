@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,19 +77,35 @@ def smoke_game(worker: GameWorker, spec: BotSpec, game_name: str, move_time: flo
 
 def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str, target: str,
                  params: dict[str, Any], games: list[str], python: str | None, move_time: float,
-                 base: Path) -> tuple[dict[str, Any], str]:  # fmt: skip
-    """Check and store a bot; (its row as data, what happened: registered / new version / unchanged)."""
+                 base: Path, starting: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], str]:  # fmt: skip
+    """Check and store a bot; (its row as data, what happened: registered / new version / unchanged).
+    ``starting`` is called once the checks have passed, just before the bot is first started."""
+    from pydantic import ValidationError
+
+    from arena.config import check_command, name_problem
+
+    if kind == "command":
+        try:
+            check_command(target)
+        except ValueError as error:
+            raise RegistrationError(f"--command: {error}") from None
     for game in games:
         if game not in GAMES:
             raise RegistrationError(f"unknown game {game!r}; the games are: {', '.join(GAMES)}")
     try:
         fields = bot_fields(BotDef.of(kind, target, params, python), base)
-    except (BotKindError, ValueError) as error:
-        raise RegistrationError(str(error).removeprefix("Value error, ")) from None
+    except ValidationError as error:
+        raise RegistrationError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    except BotKindError as error:
+        raise RegistrationError(str(error)) from None
     if fields["python"] is not None:
         check_interpreter(fields["python"])
     name = name or _default_name(kind, fields["target"])
+    problem = name_problem(name)
+    if problem:
+        raise RegistrationError(f"the bot name {name!r} will not do: {problem}; choose another with --name")
     description, claimed = "", None
+    starting()
     with Bundles() as bundles, GameWorker() as worker:
         spec = bundles.spec(Bot(name=name, version=0, **fields), name)
         if kind != "command":

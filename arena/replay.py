@@ -23,6 +23,7 @@ from arena.games import Game, State, get_game_from_spec
 from arena.records import Termination
 from arena.results import find_game, pool_name, tournament_config
 from arena.store import Entry, Move, Tournament
+from arena.text import printable
 
 
 class ReplayError(ArenaError):
@@ -185,7 +186,7 @@ def frame(replay: Replay, ply: int) -> str:
         lines.append(f"result: {replay.result()}")
     if replay.problem is not None and ply == replay.last_ply:
         lines.append(f"the record does not re-play: {replay.problem}")
-    return "\n".join(lines)
+    return printable("\n".join(lines), lines=True)  # names and the forfeit's detail come from files and bots
 
 
 def print_replay(replay: Replay, write, start: int | None, delay: float | None) -> None:

@@ -14,12 +14,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.config import GameDef, RatingDef, StageDef, TimeDef, TournamentDef
+from arena.config import GameDef, RatingDef, StageDef, TimeDef, TournamentDef, load_yaml
 from arena.errors import ArenaError
 from arena.rating import RatingHistory, replay_ratings
 from arena.records import Termination
@@ -105,9 +104,9 @@ class RatingSetting:
 def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSetting]:
     """The TrueSkill environment used for ``tournament``, each value with where it came from."""
     try:
-        written = yaml.safe_load(tournament.config_text) or {}
+        written = load_yaml(tournament.config_text, "the stored tournament file") or {}
         given = written.get("rating") or {} if isinstance(written, dict) else {}
-    except yaml.YAMLError:
+    except ArenaError:
         given = {}
     given = given if isinstance(given, dict) else {}
     return [RatingSetting(name, symbol, getattr(rating, name), "tournament file" if name in given else "default")

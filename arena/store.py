@@ -13,7 +13,9 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy import (
     JSON,
@@ -25,6 +27,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
     bindparam,
     create_engine,
@@ -38,9 +41,11 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 from arena.errors import ArenaError
 from arena.records import GameRecord
+from arena.text import clean, clean_data
 
 DEFAULT_URL = "sqlite:///db/arena.sqlite3"
 #: seconds a write waits for another process's write transaction to end before giving up
@@ -49,6 +54,33 @@ BUSY_TIMEOUT = 30.0
 
 class StoreError(ArenaError):
     """The database cannot be opened, written or understood."""
+
+
+class CleanText(TypeDecorator):
+    """Text that is ``clean`` before it is written: the last line of defence, so that no string
+    (a bot's message, a name from a file) can fail a write, and with it every later run."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return None if value is None else clean(value)
+
+
+class CleanString(CleanText):
+    impl = String
+    cache_ok = True
+
+
+class CleanJSON(TypeDecorator):
+    """JSON whose strings are ``clean`` before it is written (JSON keeps a lone surrogate as an
+    escape that reads back as the surrogate, which would then fail a print)."""
+
+    impl = JSON
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return clean_data(value)
 
 
 class Base(DeclarativeBase):
@@ -61,16 +93,16 @@ class Bot(Base):
     __tablename__ = "bots"
     __table_args__ = (UniqueConstraint("name", "version"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(CleanString(200))
     version: Mapped[int] = mapped_column(Integer, default=1)
-    kind: Mapped[str] = mapped_column(String(20))
-    target: Mapped[str] = mapped_column(Text)
-    params: Mapped[str] = mapped_column(Text, default="{}")
-    python: Mapped[str | None] = mapped_column(Text)
-    path: Mapped[str | None] = mapped_column(Text)
-    code_hash: Mapped[str | None] = mapped_column(String(64))
-    description: Mapped[str] = mapped_column(Text, default="")
-    games: Mapped[list | None] = mapped_column(JSON)
+    kind: Mapped[str] = mapped_column(CleanString(20))
+    target: Mapped[str] = mapped_column(CleanText)
+    params: Mapped[str] = mapped_column(CleanText, default="{}")
+    python: Mapped[str | None] = mapped_column(CleanText)
+    path: Mapped[str | None] = mapped_column(CleanText)
+    code_hash: Mapped[str | None] = mapped_column(CleanString(64))
+    description: Mapped[str] = mapped_column(CleanText, default="")
+    games: Mapped[list | None] = mapped_column(CleanJSON)
     registered: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
 
@@ -80,13 +112,13 @@ class Tournament(Base):
 
     __tablename__ = "tournaments"
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    game: Mapped[dict] = mapped_column(JSON)
-    config_text: Mapped[str] = mapped_column(Text)
-    config_hash: Mapped[str] = mapped_column(String(64))
-    config: Mapped[dict] = mapped_column(JSON)
+    name: Mapped[str] = mapped_column(CleanString(200), unique=True)
+    game: Mapped[dict] = mapped_column(CleanJSON)
+    config_text: Mapped[str] = mapped_column(CleanText)
+    config_hash: Mapped[str] = mapped_column(CleanString(64))
+    config: Mapped[dict] = mapped_column(CleanJSON)
     seed: Mapped[int] = mapped_column(Integer)
-    status: Mapped[str] = mapped_column(String(20), default="pending")
+    status: Mapped[str] = mapped_column(CleanString(20), default="pending")
     stages: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
     started_at: Mapped[float | None] = mapped_column(Float)
@@ -101,7 +133,7 @@ class Entry(Base):
     __table_args__ = (UniqueConstraint("tournament_id", "team"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
-    team: Mapped[str] = mapped_column(String(200))
+    team: Mapped[str] = mapped_column(CleanString(200))
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
     number: Mapped[int] = mapped_column(Integer)
 
@@ -133,15 +165,15 @@ class Game(Base):
     seat0: Mapped[int] = mapped_column(ForeignKey("entries.id"))
     seat1: Mapped[int] = mapped_column(ForeignKey("entries.id"))
     seed: Mapped[int] = mapped_column(Integer)
-    status: Mapped[str] = mapped_column(String(20), default="pending")
+    status: Mapped[str] = mapped_column(CleanString(20), default="pending")
     winner: Mapped[int | None] = mapped_column(Integer)
     points0: Mapped[float | None] = mapped_column(Float)
     points1: Mapped[float | None] = mapped_column(Float)
-    termination: Mapped[str | None] = mapped_column(String(20))
+    termination: Mapped[str | None] = mapped_column(CleanString(20))
     offender: Mapped[int | None] = mapped_column(Integer)
-    detail: Mapped[str | None] = mapped_column(Text)
-    stderr0: Mapped[str | None] = mapped_column(Text)
-    stderr1: Mapped[str | None] = mapped_column(Text)
+    detail: Mapped[str | None] = mapped_column(CleanText)
+    stderr0: Mapped[str | None] = mapped_column(CleanText)
+    stderr1: Mapped[str | None] = mapped_column(CleanText)
     plies: Mapped[int | None] = mapped_column(Integer)
     started_at: Mapped[float | None] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float)
@@ -171,7 +203,7 @@ class Move(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
     ply: Mapped[int] = mapped_column(Integer)
     seat: Mapped[int] = mapped_column(Integer)
-    move: Mapped[str] = mapped_column(String(20))
+    move: Mapped[str] = mapped_column(CleanString(20))
     wall_ms: Mapped[float] = mapped_column(Float)
     cpu_ms: Mapped[float | None] = mapped_column(Float)
     wait_ms: Mapped[float | None] = mapped_column(Float)
@@ -220,7 +252,7 @@ def migrate(engine: Engine) -> None:
             return
     if version is not None and version > SCHEMA_VERSION:
         raise StoreError(f"the database is at schema version {version}, newer than this "
-                         f"arena ({SCHEMA_VERSION}); upgrade arena")  # fmt: skip
+                         f"arena ({SCHEMA_VERSION}); upgrade arena")
     with engine.begin() as connection:
         if engine.dialect.name == "sqlite":
             connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -294,13 +326,26 @@ def _database_error(url: str):
     return translate
 
 
-def open_store(url: str = DEFAULT_URL) -> sessionmaker[Session]:
-    """A session factory for the database at ``url``, created and migrated if needed."""
+def open_store(url: str = DEFAULT_URL, read_only: bool = False) -> sessionmaker[Session]:
+    """A session factory for the database at ``url``, created and migrated if needed.
+
+    ``read_only``: for commands that only look. An SQLite file is opened read-only and never
+    created, switched to WAL or migrated, so a database on a read-only mount can be read; one
+    that does not exist reads as an empty database."""
     try:
         parsed = make_url(url)
     except ArgumentError:
         raise StoreError(f"{url!r} is not a database URL (e.g. {DEFAULT_URL})") from None
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+    sqlite_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+    if sqlite_file and Path(parsed.database).is_dir():
+        raise StoreError(f"the database {parsed.database!r} is a folder, not a file; choose another path with --db")
+    if sqlite_file and Path(parsed.database).exists() and not Path(parsed.database).is_file():
+        # SQLite would wait for ever for a writer to open a FIFO, or read a device as a database
+        raise StoreError(f"the database {parsed.database!r} is not a regular file (a device, FIFO or socket); "
+                         "choose another path with --db")
+    if read_only and sqlite_file:
+        return _open_read_only(url, Path(parsed.database))
+    if sqlite_file:
         make_folder(Path(parsed.database).parent)
     try:
         engine = create_engine(url)
@@ -315,6 +360,56 @@ def open_store(url: str = DEFAULT_URL) -> sessionmaker[Session]:
     except (OperationalError, DatabaseError) as error:
         raise StoreError(f"cannot use the database {url}: {error.orig}") from None
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def _empty_store() -> sessionmaker[Session]:
+    """An empty database of the current schema, in memory: what a database not made yet reads as."""
+    engine = create_engine("sqlite://", poolclass=StaticPool)
+    with engine.begin() as connection:
+        Base.metadata.create_all(connection)
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def _open_read_only(url: str, path: Path) -> sessionmaker[Session]:
+    """The SQLite file ``path`` opened read-only; checked, not migrated."""
+    if not path.exists():
+        return _empty_store()
+    uri = _read_only_uri(path)
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT,
+                                                                        check_same_thread=False))
+    event.listen(engine, "handle_error", _database_error(url))
+    try:
+        with engine.connect() as connection:
+            version = _current_version(connection)
+    except (OperationalError, DatabaseError) as error:
+        raise StoreError(f"cannot read the database {url}: {error.orig}") from None
+    if version is None:
+        return _empty_store()
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"the database is at schema version {version}, newer than this "
+                         f"arena ({SCHEMA_VERSION}); upgrade arena")
+    if version < SCHEMA_VERSION:
+        raise StoreError(f"the database {path} is at schema version {version} and needs upgrading to "
+                         f"{SCHEMA_VERSION}, which takes writing: run 'arena run' or 'arena register' on it "
+                         "where it can be written (or on a copy), then read it again")
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def _read_only_uri(path: Path) -> str:
+    """How to open ``path`` read-only: ``mode=ro``, or where SQLite cannot make the ``-shm``
+    file a database in WAL mode needs (a read-only mount), ``immutable=1`` (no locks; what
+    only the write-ahead log holds is not seen)."""
+    location = "file:" + quote(str(path.resolve()))
+    try:
+        with closing(sqlite3.connect(f"{location}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)) as connection:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as error:
+        name = getattr(error, "sqlite_errorname", "")
+        if name.startswith("SQLITE_READONLY") or name.startswith("SQLITE_CANTOPEN"):
+            return f"{location}?mode=ro&immutable=1"
+    except sqlite3.DatabaseError:
+        pass  # not a database: the engine's error says so
+    return f"{location}?mode=ro"
 
 
 def make_folder(folder: Path) -> None:

@@ -4,10 +4,12 @@ the next stage from the standings, and resume all of it after any interruption.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import logging
 import os
 import random
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -186,7 +188,10 @@ def _take_lock(path: Path, name: str) -> tuple[int, str]:
     ``TournamentError`` if a running process holds it."""
     for _ in range(100):
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW, 0o644)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise OSError(errno.EINVAL, "it is not a regular file")
         except OSError as error:
             raise TournamentError(f"cannot write in the database's folder {str(path.parent)!r} (to create "
                                   f"the lock file {path.name!r}): {error.strerror}; make it writable, "

@@ -123,6 +123,8 @@ class BotPlayer(Player):
             raise self._fault(fault) from None
         except protocol.ProtocolError as error:
             raise self._fault(BotFault(Termination.PROTOCOL_ERROR, str(error))) from None
+        except Exception as error:  # a reply the parser did not foresee is still the bot's fault, not the worker's
+            raise self._fault(BotFault(Termination.PROTOCOL_ERROR, f"unreadable reply ({type(error).__name__})")) from None
         if message["type"] == "error":
             termination = ERROR_KINDS.get(message["kind"], Termination.CRASH)
             raise self._fault(BotFault(termination, message["message"]))

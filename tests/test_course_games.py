@@ -118,7 +118,7 @@ def test_python2_file_under_python3_crashes_with_a_hint():
 def test_register_course_bot_with_its_interpreter(cli, python):  # noqa: F811
     result = cli("register", str(COURSE_BOTS / "team2.py"), "--interface", "course2019", "--python", python)
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("registered: team2 v1 (course2019 ")
+    assert result.stdout.startswith("registered: team2 v1 (course2019 ")
     listed = cli("bots", "--json")
     assert listed.exit_code == 0, listed.output
     [bot] = json.loads(listed.output)

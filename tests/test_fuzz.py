@@ -2,7 +2,10 @@
 line, every game's move notation and the bot protocol reader. Whatever they are given, they
 answer with their one documented error (``ConfigError``, exit status 2, ``MoveSyntaxError`` /
 ``IllegalMoveError``, ``ProtocolError`` / ``BotFault``) or a result: never another exception,
-never a traceback, never a hang.
+never a traceback, never a hang. Besides random text, they get the shapes an attacker would
+use: aliases that expand, nesting thousands deep, control characters, lone surrogates; the few
+shapes that once took gigabytes or hung are also run as the real ``arena`` command, under a
+memory limit and a timeout.
 
 Bounded (examples and deadlines) so that the whole file runs in well under a minute.
 """
@@ -10,8 +13,12 @@ Bounded (examples and deadlines) so that the whole file runs in well under a min
 from __future__ import annotations
 
 import json
+import os
 import random
+import resource
+import shutil
 import string
+import subprocess
 import time
 from pathlib import Path
 
@@ -22,7 +29,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from arena import protocol
-from arena.config import ConfigError, TournamentDef, parse_config
+from arena.config import ConfigError, TournamentDef, load_yaml, parse_config
 from arena.errors import ArenaError
 from arena.games import GAMES, IllegalMoveError, MoveSyntaxError, get_game
 from arena.process import BotFault, BotProcess
@@ -55,6 +62,10 @@ configs = st.fixed_dictionaries({}, optional={
     "bots": st.dictionaries(st.text(max_size=6), bot_defs | values, max_size=5),
     "teams": values | st.dictionaries(st.text(max_size=6), st.text(max_size=6) | bot_defs, max_size=5),
     "stages": values | st.lists(stages, max_size=3), "roster": values, "unknown": values})  # fmt: skip
+
+#: nine anchors, each a list of nine aliases of the one before: 9**9 values once expanded
+BILLION_LAUGHS = "a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
+    f"{name}: &{name} [{','.join(['*' + before] * 9)}]\n" for before, name in zip("abcdefgh", "bcdefghi"))
 
 VALID = """name: fuzz
 game: tictactoe
@@ -96,6 +107,75 @@ def test_a_broken_valid_file_is_a_tournament_or_a_config_error(tmp_path_factory,
     check_config(VALID[:position] + insert + VALID[position + cut :], tmp_path_factory.getbasetemp())
 
 
+#: characters an attacker slips into text: controls, terminal escapes, separators, bidirectional
+#: overrides, and (as YAML escapes) a lone surrogate and a NUL
+HOSTILE = ["\x1b[2J", "\x1b]0;t\x07", "\x00", "\x7f", "\x85", "\x9b", "\u2028", "\u202e", "\t", "\r", "\ufeff"]
+ESCAPED = ["\\udcff", "\\ud800", "\\0", "\\e[2J", "\\x9b", "\\a", "\\u202e"]
+
+
+@st.composite
+def laughs(draw) -> str:
+    """Anchors each a list of aliases of the one before: ``fan ** levels`` values once expanded."""
+    levels, fan = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    flow = draw(st.booleans())
+    lines = [f"l0: &l0 [{', '.join(['x'] * fan)}]"]
+    for level in range(1, levels):
+        aliases = [f"*l{level - 1}"] * fan
+        lines.append(f"l{level}: &l{level} [{', '.join(aliases)}]" if flow
+                     else f"l{level}: &l{level}\n" + "".join(f"  - {alias}\n" for alias in aliases).rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def deep_yaml(draw) -> str:
+    """A value nested up to thousands of levels, in flow or block style, closed or not."""
+    depth = draw(st.integers(1, 3000))
+    style = draw(st.sampled_from(["[", "{a: ", "block-list", "block-map"]))
+    if style == "block-list":
+        body = "".join("  " * level + "-\n" for level in range(min(depth, 400)))
+    elif style == "block-map":
+        body = "".join("  " * level + "a:\n" for level in range(min(depth, 400)))
+    else:
+        closing = {"[": "]", "{a: ": "}"}[style] * depth if draw(st.booleans()) else ""
+        body = style * depth + closing
+    return draw(st.sampled_from(["", "name: ", "bots: "])) + body
+
+
+@st.composite
+def hostile_text(draw) -> str:
+    """YAML with hostile characters: raw in the text, or as escapes in double-quoted strings."""
+    parts = draw(st.lists(st.sampled_from(HOSTILE) | st.text(max_size=4), max_size=6))
+    escaped = draw(st.lists(st.sampled_from(ESCAPED) | st.text(string.ascii_letters, max_size=4), max_size=6))
+    where = draw(st.sampled_from(["name", "team", "bot", "stage", "module", "param", "command", "roster"]))
+    quoted = '"' + "".join(escaped) + '"'
+    raw = "".join(parts)
+    field = {"name": f"name: {quoted}\n", "team": f"teams:\n  {quoted}: a\n  b: b\n",
+             "bot": f"bots:\n  {quoted}: {{module: bots.randombot}}\n",
+             "stage": f"stages:\n  - {{name: {quoted}}}\n", "module": f"bots:\n  c: {{module: {quoted}}}\n",
+             "param": f"bots:\n  c: {{module: bots.randombot, params: {{k: {quoted}}}}}\n",
+             "command": f"bots:\n  c: {{command: {quoted}}}\n", "roster": f"roster: {quoted}\n"}[where]
+    return draw(st.sampled_from([VALID + field, field + raw, VALID + raw, raw + VALID]))
+
+
+@FAST
+@given(text=laughs() | deep_yaml() | hostile_text())
+def test_yaml_shaped_to_hurt_is_a_tournament_or_a_config_error_quickly(tmp_path_factory, text):
+    start = time.monotonic()
+    check_config(text, tmp_path_factory.getbasetemp())
+    assert time.monotonic() - start < 1.0
+
+
+@FAST
+@given(text=laughs() | deep_yaml() | hostile_text())
+def test_the_yaml_loader_gives_plain_data_or_a_config_error(text):
+    try:
+        data = load_yaml(text, "t.yaml")
+    except ConfigError as error:
+        assert str(error).startswith("t.yaml")
+        return
+    json.dumps(data, default=str)  # a tree, neither cyclic nor too deep to walk
+
+
 # ---------------------------------------------------------------- the command line
 
 COMMANDS = ["run", "register", "bots", "tournaments", "leaderboard", "games", "replay", "report", "play", "--help",
@@ -116,15 +196,20 @@ OPTIONS = {
 }  # fmt: skip
 POSITIONALS = ["missing.yaml", "bad.yaml", "empty.yaml", "fuzz", "nosuch", "1", "0", "-1", "99999999999999999999",
                "tictactoe", "chess", "nosuch.py", "bots.nosuch", "", "--", "é", "[bold]x[/]"]  # fmt: skip
+#: words an attacker would try, for any option or position
+HOSTILE_WORDS = ["laughs.yaml", "deep.yaml", "hostile.yaml", "/dev/zero", "FOLDER", "١٢", "-0", "1e999", "nan",
+                 "x\udcff", "\x1b[2J\x1b]0;t\x07", "\x00", "n" * 10_000, "x=" + "[" * 3000,
+                 "x={a: &a [1,1], b: [*a,*a]}", "python3 'unterminated", "sqlite:///FOLDER", "FOLDER/bad.yaml"]
 
 
 @st.composite
 def command_lines(draw) -> list[str]:
     """A command, some positional words and some options with values, in any order."""
-    words = [[word] for word in draw(st.lists(st.sampled_from(POSITIONALS) | st.text(max_size=10), max_size=2))]
+    anything = st.sampled_from(HOSTILE_WORDS) | st.text(max_size=10)
+    words = [[word] for word in draw(st.lists(st.sampled_from(POSITIONALS) | anything, max_size=2))]
     for option in draw(st.lists(st.sampled_from(sorted(OPTIONS)), max_size=4)):
         pool = OPTIONS[option]
-        words.append([option] if pool is None else [option, draw(st.sampled_from(pool) | st.text(max_size=10))])
+        words.append([option] if pool is None else [option, draw(st.sampled_from(pool) | anything)])
     order = draw(st.permutations(words))
     return [draw(st.sampled_from(COMMANDS))] + [word for group in order for word in group]
 
@@ -141,6 +226,9 @@ def cli_folder(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("cli")
     (folder / "bad.yaml").write_text("name: [unclosed\n")
     (folder / "empty.yaml").write_text("")
+    (folder / "laughs.yaml").write_text(BILLION_LAUGHS)
+    (folder / "deep.yaml").write_text("name: " + "[" * 5000)
+    (folder / "hostile.yaml").write_text('name: fuzz\ngame: tictactoe\nbots:\n  "\\e[2J": {module: "\\udcff"}\n')
     text = (f"name: fuzz\ngame: tictactoe\nbots:\n  first: {{path: {BOTS / 'first_legal.py'}}}\n"
             f"  second: {{path: {BOTS / 'seeded_random.py'}}}\n")  # fmt: skip
     run = TournamentRun(parse_config(text), text, open_store(f"sqlite:///{folder / 'arena.sqlite3'}"), folder, 1)
@@ -164,8 +252,13 @@ def test_any_command_line_ends_with_exit_0_or_2_and_no_traceback(cli_folder, mon
     words = [f"sqlite:///{cli_folder / 'arena.sqlite3'}" if word == "OWN" else word for word in words]
     if "--db" not in words and words[0] not in ("--help", "--version", "nosuch"):
         words += ["--db", f"sqlite:///{cli_folder / 'arena.sqlite3'}"]  # never the default ./db
+    # what arena.cli.main does: words that are not UTF-8 are refused first, and an ArenaError
+    # is its message and exit status 2
+    try:
+        cli.check_arguments(words)
+    except ArenaError:
+        return
     result = CliRunner().invoke(cli.app, words, env={"COLUMNS": "200"})
-    # what arena.cli.main does: an ArenaError is its message and exit status 2
     if isinstance(result.exception, ArenaError):
         assert str(result.exception).strip()
         return
@@ -224,7 +317,13 @@ replies = st.fixed_dictionaries({}, optional={
 lines = st.one_of(st.binary(max_size=300), replies.map(lambda r: json.dumps(r).encode()),
                   json_values.map(lambda v: json.dumps(v).encode()),
                   st.text(max_size=50).map(lambda t: t.encode("utf-16")),
-                  st.integers(65530, 65540).map(lambda n: b'{"type":"move","move":"4","pad":"' + b"x" * n + b'"}'))  # fmt: skip
+                  st.integers(65530, 65540).map(lambda n: b'{"type":"move","move":"4","pad":"' + b"x" * n + b'"}'),
+                  st.integers(0, 30000).map(lambda n: b"[" * n + b"]" * n),
+                  st.integers(0, 10000).map(lambda n: b'{"type":"move","move":"4","x":' + b'{"a":' * n + b"1"
+                                            + b"}" * n + b"}"),
+                  st.lists(st.sampled_from(ESCAPED + ["\\u0000", "\\u001b[2J", "x"]), max_size=8).map(
+                      lambda parts: json.dumps({"type": "error", "kind": "".join(parts[:2]), "message": "".join(parts)})
+                      .encode().replace(b"\\\\", b"\\")))  # fmt: skip
 
 
 @FAST
@@ -238,6 +337,10 @@ def test_any_reply_line_is_a_message_or_a_protocol_error(line, expected):
     assert message["type"] in (expected, "error")
     if message["type"] == "move":
         assert isinstance(message["move"], str)
+    for field in ("move", "message", "kind", "description"):
+        if isinstance(message.get(field), str):
+            assert "\0" not in message[field]
+            message[field].encode("utf-8")  # no lone surrogate: it can be stored and printed
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -268,3 +371,48 @@ def test_a_bot_writing_anything_gives_lines_then_a_fault_never_a_hang(tmp_path, 
     assert time.monotonic() - start < 0.3 * (len(received) + 1) + 2
     assert fault.value.termination in (Termination.TIMEOUT, Termination.CRASH, Termination.PROTOCOL_ERROR)
     assert b"\n".join(received) == data[: len(b"\n".join(received))]
+
+
+# ---------------------------------------------------------------- the dangerous shapes, for real
+
+MEMORY = 1 << 30
+DANGEROUS = {
+    "billion-laughs-file": (["run", "laughs.yaml"], "error: laughs.yaml is refused: it holds more than 100,000 values "
+                                                    "once its aliases are expanded"),
+    "deep-file": (["run", "deep.yaml"], "error: deep.yaml is refused: it nests deeper than 32 levels at line 1, "
+                                        "column 38"),
+    "dev-zero": (["run", "/dev/zero"],
+                 "error: the tournament file '/dev/zero' is not a regular file; give a YAML file"),
+    "fifo": (["run", "fifo.yaml"], "error: the tournament file 'fifo.yaml' is not a regular file; give a YAML file"),
+    "roster-dev-zero": (["run", "roster.yaml"],
+                        "error: the roster '/dev/zero' is not a regular file; give a YAML file"),
+    "billion-laughs-param": (["register", "bots.randombot", "--param",
+                              "x={" + BILLION_LAUGHS.strip().replace("\n", ", ") + "}"],
+                             "error: --param 'x' is refused: it holds more than 100,000 values once its aliases are "
+                             "expanded"),
+    "deep-param": (["register", "bots.randombot", "--param", "x=" + "[" * 100_000],
+                   "error: --param 'x' is refused: it nests deeper than 32 levels at line 1, column 33"),
+}
+
+
+@pytest.fixture(scope="module")
+def dangerous_folder(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("dangerous")
+    (folder / "laughs.yaml").write_text(BILLION_LAUGHS)
+    (folder / "deep.yaml").write_text("name: " + "[" * 1_000_000)
+    (folder / "roster.yaml").write_text("name: t\ngame: tictactoe\nroster: /dev/zero\n")
+    os.mkfifo(folder / "fifo.yaml")
+    return folder
+
+
+@pytest.mark.parametrize("case", DANGEROUS)
+def test_input_that_once_took_gigabytes_or_hung_is_refused_in_bounded_time_and_memory(dangerous_folder, case):
+    args, message = DANGEROUS[case]
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+    result = subprocess.run([shutil.which("arena") or "arena", *args, "--db", f"sqlite:///{dangerous_folder / 'a.db'}"],
+                            cwd=dangerous_folder, capture_output=True, text=True, timeout=30, preexec_fn=limit,
+                            env={**os.environ, "COLUMNS": "5000"})
+    assert (result.returncode, result.stderr) == (2, message + "\n")

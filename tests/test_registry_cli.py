@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from arena.registry import RegistrationError
-from tests.fixtures.harnesskit import BOTS, COMMANDS, NODE_BOT, REPO, arena, cli, needs_node  # noqa: F401
+from tests.fixtures.harnesskit import (  # noqa: F401
+    BOTS, COMMANDS, NODE_BOT, REPO, arena, cli, needs_node, without_root_warning)
 
 
 def sha256(path: Path) -> str:
@@ -40,7 +41,7 @@ def shifty(tmp_path, monkeypatch) -> Path:
 def test_register_reports_the_new_bot_and_the_games_it_plays(cli, shifty):
     result = cli("register", "shifty.py", "--name", "shifty", "--param", "offset=2")
     assert result.exit_code == 0, result.output
-    assert result.output == f"registered: shifty v1 (python {shifty}), games: tictactoe, uttt\n"
+    assert result.stdout == f"registered: shifty v1 (python {shifty}), games: tictactoe, uttt\n"
 
 
 def test_register_stores_kind_target_parameters_and_code_hash(cli, shifty):
@@ -55,7 +56,7 @@ def test_register_stores_kind_target_parameters_and_code_hash(cli, shifty):
 def test_registering_the_same_file_again_changes_nothing(cli, shifty):
     cli("register", "shifty.py", "--name", "shifty")
     result = cli("register", "shifty.py", "--name", "shifty")
-    assert result.output == f"unchanged: shifty v1 (python {shifty}), games: tictactoe, uttt\n"
+    assert result.stdout == f"unchanged: shifty v1 (python {shifty}), games: tictactoe, uttt\n"
     assert [b["version"] for b in listed(cli)] == [1]
 
 
@@ -64,14 +65,14 @@ def test_registering_a_changed_file_adds_a_new_version(cli, shifty):
     first = sha256(shifty)
     shifty.write_text(shifty.read_text() + "\n# tuned\n")
     result = cli("register", "shifty.py", "--name", "shifty")
-    assert result.output == f"new version: shifty v2 (python {shifty}), games: tictactoe, uttt\n"
+    assert result.stdout == f"new version: shifty v2 (python {shifty}), games: tictactoe, uttt\n"
     assert [(b["version"], b["code_hash"]) for b in listed(cli)] == [(1, first), (2, sha256(shifty))]
 
 
 def test_registering_other_parameters_adds_a_new_version(cli, shifty):
     cli("register", "shifty.py", "--name", "shifty", "--param", "offset=1")
     result = cli("register", "shifty.py", "--name", "shifty", "--param", "offset=3")
-    assert result.output.startswith("new version: shifty v2 ")
+    assert result.stdout.startswith("new version: shifty v2 ")
     assert [b["params"] for b in listed(cli)] == [{"offset": 1}, {"offset": 3}]
 
 
@@ -80,7 +81,7 @@ def test_register_a_module_by_its_dotted_name(cli, monkeypatch):
 
     monkeypatch.chdir(REPO)
     result = cli("register", "bots.randombot", "--game", "uttt")
-    assert result.output == f"registered: randombot v1 (python bots.randombot), games: {', '.join(GAMES)}\n"
+    assert result.stdout == f"registered: randombot v1 (python bots.randombot), games: {', '.join(GAMES)}\n"
     (bot,) = listed(cli)
     assert (bot["kind"], bot["target"], bot["code_hash"]) == ("python", "bots.randombot",
                                                               sha256(REPO / "bots" / "randombot.py"))  # fmt: skip
@@ -88,7 +89,7 @@ def test_register_a_module_by_its_dotted_name(cli, monkeypatch):
 
 def test_register_smoke_tests_each_game_asked_for(cli, shifty):
     result = cli("register", "shifty.py", "--game", "uttt", "--game", "tictactoe")
-    assert result.output == f"registered: shifty v1 (python {shifty}), games: tictactoe, uttt\n"
+    assert result.stdout == f"registered: shifty v1 (python {shifty}), games: tictactoe, uttt\n"
 
 
 # ---------------------------------------------------------------- failures
@@ -127,8 +128,9 @@ def test_a_failed_registration_prints_the_reason_and_exits_2_without_a_traceback
     result = arena("register", str(BOTS / "raises_in_move.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}",
                    cwd=tmp_path)  # fmt: skip
     assert result.returncode == 2
-    assert result.stderr.startswith("error: smoke game of tictactoe against random: the bot forfeited (crash) "
-                                    "after 0 moves: RuntimeError: deliberate failure in move\n")  # fmt: skip
+    assert without_root_warning(result.stderr).startswith(
+        "error: smoke game of tictactoe against random: the bot forfeited (crash) after 0 moves: RuntimeError: "
+        "deliberate failure in move\n")
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
 
@@ -139,8 +141,9 @@ def test_an_error_message_that_looks_like_markup_is_printed_as_it_is(tmp_path):
     result = arena("register", str(BOTS / "raises_markup_like.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}",
                    cwd=tmp_path)  # fmt: skip
     assert result.returncode == 2
-    assert result.stderr.startswith("error: smoke game of tictactoe against random: the bot forfeited (crash) "
-                                    "after 0 moves: ValueError: bad [bold]value[/bold] in [/x]\n")  # fmt: skip
+    assert without_root_warning(result.stderr).startswith(
+        "error: smoke game of tictactoe against random: the bot forfeited (crash) after 0 moves: ValueError: bad "
+        "[bold]value[/bold] in [/x]\n")
 
 
 def test_register_needs_a_target_or_a_command_but_not_both(cli):
@@ -160,7 +163,7 @@ def test_a_parameter_must_be_written_key_equals_value(cli):
 @needs_node
 def test_register_the_node_bot_by_its_command(cli):
     result = cli("register", "--command", f"node {NODE_BOT}", "--name", "node-random")
-    assert result.output == f"registered: node-random v1 (command node {NODE_BOT}), games: tictactoe\n"
+    assert result.stdout == f"registered: node-random v1 (command node {NODE_BOT}), games: tictactoe\n"
     (bot,) = listed(cli)
     assert (bot["name"], bot["kind"], bot["target"], bot["params"], bot["registered"]) == (
         "node-random", "command", f"node {NODE_BOT}", {}, True)  # fmt: skip
@@ -169,7 +172,7 @@ def test_register_the_node_bot_by_its_command(cli):
 @needs_node
 def test_register_the_node_bot_for_ultimate_tic_tac_toe(cli):
     result = cli("register", "--command", f"node {NODE_BOT}", "--name", "node-random", "--game", "uttt")
-    assert result.output == f"registered: node-random v1 (command node {NODE_BOT}), games: uttt\n"
+    assert result.stdout == f"registered: node-random v1 (command node {NODE_BOT}), games: uttt\n"
 
 
 @needs_node
@@ -190,7 +193,7 @@ def test_registering_a_changed_command_script_adds_a_new_version(cli, tmp_path):
     cli("register", "--command", f"node {script}", "--name", "js")
     script.write_text(script.read_text() + "\n// tuned\n")
     result = cli("register", "--command", f"node {script}", "--name", "js")
-    assert result.output.startswith("new version: js v2 ")
+    assert result.stdout.startswith("new version: js v2 ")
 
 
 def test_a_command_bot_that_breaks_the_protocol_is_not_registered(cli):
