@@ -58,6 +58,17 @@ _PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
 ERROR_KINDS = {"illegal_move": Termination.ILLEGAL_MOVE, "resource_limit": Termination.RESOURCE_LIMIT}
 
 
+def _parse(line: bytes, expected: str) -> dict[str, Any]:
+    """The reply ``line``; whatever is wrong with it (even a case the parser did not foresee)
+    is a protocol error of the bot, never a failure of the worker."""
+    try:
+        return protocol.parse_reply(line, expected)
+    except protocol.ProtocolError as error:
+        raise BotFault(Termination.PROTOCOL_ERROR, str(error)) from None
+    except Exception as error:  # noqa: BLE001
+        raise BotFault(Termination.PROTOCOL_ERROR, f"unreadable reply ({type(error).__name__})") from None
+
+
 class BotPlayer(Player):
     """A seat played by a bot process of ``worker`` over the line protocol."""
 
@@ -118,13 +129,9 @@ class BotPlayer(Player):
         try:
             self._check_rest("while not its turn")
             line, usage = process.exchange(request, limit)
-            message = protocol.parse_reply(line, expected)
+            message = _parse(line, expected)
         except BotFault as fault:
             raise self._fault(fault) from None
-        except protocol.ProtocolError as error:
-            raise self._fault(BotFault(Termination.PROTOCOL_ERROR, str(error))) from None
-        except Exception as error:  # a reply the parser did not foresee is still the bot's fault, not the worker's
-            raise self._fault(BotFault(Termination.PROTOCOL_ERROR, f"unreadable reply ({type(error).__name__})")) from None
         if message["type"] == "error":
             termination = ERROR_KINDS.get(message["kind"], Termination.CRASH)
             raise self._fault(BotFault(termination, message["message"]))

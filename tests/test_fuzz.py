@@ -160,9 +160,9 @@ def hostile_text(draw) -> str:
 @FAST
 @given(text=laughs() | deep_yaml() | hostile_text())
 def test_yaml_shaped_to_hurt_is_a_tournament_or_a_config_error_quickly(tmp_path_factory, text):
-    start = time.monotonic()
+    start = time.process_time()  # the work done, which a busy machine does not stretch
     check_config(text, tmp_path_factory.getbasetemp())
-    assert time.monotonic() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 @FAST

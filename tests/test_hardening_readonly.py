@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from arena import landlock
-from arena.store import StoreError, open_store
+from arena.store import SCHEMA_VERSION, StoreError, open_store
 from tests.fixtures.harnesskit import BOTS, FIXTURES, WIDE, arena
 
 pytestmark = pytest.mark.skipif(not landlock.abi_version(), reason="this kernel has no Landlock to forbid writes")
@@ -130,8 +130,8 @@ def test_a_database_needing_an_upgrade_opened_read_only_is_a_clear_error(tmp_pat
     with pytest.raises(StoreError) as error:
         open_store(url, read_only=True)
     assert str(error.value) == (f"the database {tmp_path / 'old.sqlite3'} is at schema version 0 and needs upgrading "
-                                "to 1, which takes writing: run 'arena run' or 'arena register' on it where it can be "
-                                "written (or on a copy), then read it again")
+                                f"to {SCHEMA_VERSION}, which takes writing: run 'arena run' or 'arena register' on it "
+                                "where it can be written (or on a copy), then read it again")
 
 
 def test_a_file_that_is_not_a_database_opened_read_only_is_a_clear_error(tmp_path):

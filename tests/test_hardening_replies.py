@@ -12,7 +12,6 @@ import pytest
 
 from arena import protocol
 from arena.records import Termination
-from arena.worker import run_game
 from tests.fixtures.harnesskit import command_bot, job, pool, python_bot  # noqa: F401
 
 
@@ -83,8 +82,8 @@ def test_a_recursion_error_of_the_json_parser_is_a_protocol_error(monkeypatch):
 
 
 def test_a_bot_replying_thousands_deep_forfeits_its_game_and_the_worker_goes_on(pool):
-    record = run_game(job(command_bot("replies_deep.py"), python_bot("first_legal")))
+    record = pool.play(job(command_bot("replies_deep.py"), python_bot("first_legal")))
     assert (record.termination, record.offender) == (Termination.PROTOCOL_ERROR, 0)
     assert record.detail.startswith("reply nests arrays or objects deeper than 32 levels: '[[[[")
-    again = run_game(job(python_bot("first_legal"), python_bot("first_legal"), game_id=2))
+    again = pool.play(job(python_bot("first_legal"), python_bot("first_legal"), game_id=2))
     assert again.termination is Termination.NORMAL

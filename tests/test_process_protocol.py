@@ -133,8 +133,11 @@ def test_the_doc_states_the_limits_the_code_has():
     text = " ".join(DOC.split())
     assert f"A reply line may be at most {protocol.MAX_LINE} bytes" in text
     assert f"stores the last {STDERR_TAIL} bytes of each game's output" in text
-    assert f"(`time.grace`, default {TimeControl().grace} s)" in text
-    assert f"within `time.startup` seconds (default {TimeControl().startup:g} s)" in text
+    defaults = {line.split("|")[1].strip(): line.split("|")[3].strip() for line in DOC.splitlines()
+                if line.startswith("| `")}  # the time control's table: setting -> default
+    assert (defaults["`grace`"], defaults["`startup`"]) == (f"{TimeControl().grace:g}", f"{TimeControl().startup:g}")
+    assert (defaults["`backstop`"], defaults["`max_replays`"]) == (f"{TimeControl().backstop:g}",
+                                                                   f"{TimeControl().max_replays}")  # fmt: skip
 
 
 # ---------------------------------------------------------------- a bot in JavaScript
