@@ -148,25 +148,22 @@ def harness_paths() -> set[str]:
     return paths
 
 
-_links: str | None = None
-
-
-def harness_links() -> str:
-    """A folder (made once per process) with links to arena's package and the built-in bots'
-    alone: what another interpreter puts on its path to run arena's host program. A folder of
-    its own, as the import system lists the folders on the path and the sandbox lets a bot list
-    only what it may read."""
-    global _links
-    if _links is None or not Path(_links).is_dir():
-        import atexit
-        import tempfile
-
-        folder = tempfile.mkdtemp(prefix="arena-links-")
+def harness_links(folder: Path) -> str:
+    """A folder in ``folder`` with links to arena's package and the built-in bots' alone: what
+    another interpreter puts on its path to run arena's host program. A folder of its own, as
+    the import system lists the folders on the path and the sandbox lets a bot list only what
+    it may read."""
+    links = folder / "links"
+    if not links.is_dir():
+        links.mkdir()
         for package in (arena, bots):
-            os.symlink(Path(package.__file__).parent, Path(folder) / package.__name__)
-        atexit.register(shutil.rmtree, folder, True)
-        _links = folder
-    return _links
+            os.symlink(Path(package.__file__).parent, links / package.__name__)
+    return str(links)
+
+
+def foreign_python(spec: BotSpec) -> bool:
+    """Whether ``spec`` is a Python bot run by an interpreter other than the harness's."""
+    return spec.kind == "python" and spec.python is not None and spec.python != sys.executable
 
 
 def _within(path: Path, folders: set[str]) -> bool:
@@ -258,7 +255,7 @@ class PythonBot(BotKind):
         return [python, "-m", "arena.host", *path, *warm_up, spec.target, spec.params]
 
     def readable(self, spec: BotSpec, command: list[str]) -> set[str]:
-        paths = set(self.environment(spec).values())  # the links another interpreter imports arena through
+        paths = {spec.support} if spec.support else set()  # the links another interpreter imports arena through
         if is_path(spec.target):
             return paths | {str(Path(spec.path or ".", spec.target).resolve())}
         return paths | ({spec.path} if spec.path else set())
@@ -270,10 +267,8 @@ class PythonBot(BotKind):
 
     def environment(self, spec: BotSpec) -> dict[str, str]:
         """Another interpreter (a virtual environment's, with the bot's packages) finds arena's
-        host program and the built-in bots in a folder of links to them alone."""
-        if spec.python is None or spec.python == sys.executable:
-            return {}
-        return {"PYTHONPATH": harness_links()}
+        host program and the built-in bots in a folder of links to them alone (``support``)."""
+        return {"PYTHONPATH": spec.support} if spec.support else {}
 
 
 class CommandBot(BotKind):
@@ -402,16 +397,19 @@ def check_interpreter(python: str, timeout: float = 20.0) -> str:
     reads = sorted(interpreter_paths(python) | harness_paths())
     argv = [sys.executable, "-I", "-S", SANDBOX, *(arg for path in reads for arg in ("--read", path)), "--",
             executable, "--version"]  # fmt: skip
-    import tempfile
+    from arena import scratch
 
-    with tempfile.TemporaryDirectory(prefix="arena-bot-") as home:
+    home = scratch.make("check")
+    try:
         try:
             done = subprocess.run(argv, capture_output=True, timeout=timeout, text=True, errors="replace",
-                                  stdin=subprocess.DEVNULL, cwd=home, env=bot_environment(home),
+                                  stdin=subprocess.DEVNULL, cwd=home, env=bot_environment(str(home)),
                                   start_new_session=True)  # fmt: skip
         except subprocess.TimeoutExpired:
             raise InterpreterError(f"interpreter {python!r} did not answer --version within {timeout:g} s; "
                                    f"{how}") from None  # fmt: skip
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
     # Python 2 prints its version on stderr, Python 3 on stdout; the sandbox says what it enforced
     lines = [line for line in (done.stdout + done.stderr).splitlines()
              if not (line.startswith("arena sandbox:") and "no core dumps" in line)]  # fmt: skip

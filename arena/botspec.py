@@ -19,7 +19,9 @@ class BotSpec:
     program), ``command`` (any program speaking the protocol) or ``course2019`` (a 2019 course
     bot file); ``params`` is JSON text; ``path`` the folder a Python module is imported from (its
     bundle) or a command's relative paths are resolved in; ``sandbox`` False runs it without
-    namespaces, Landlock or seccomp.
+    namespaces, Landlock or seccomp. ``code`` is the bot's own file or package to copy into a
+    bundle before it runs (the worker does, checking ``code_hash``, and sets ``path`` to it);
+    ``support`` a folder of links through which another interpreter imports arena's host.
     """
 
     name: str
@@ -32,6 +34,9 @@ class BotSpec:
     file_size_mb: int | None = 16
     sandbox: bool = True
     processes: int | None = None
+    code: str | None = None
+    code_hash: str | None = None
+    support: str | None = None
 
     @property
     def parameters(self) -> dict[str, Any]:

@@ -31,7 +31,8 @@ def play(
     from arena.job import TimeControl
     from arena.play import play_against, symbol
     from arena.store import Bot
-    from arena.roster import Bundles, bot_row
+    from arena import roster
+    from arena.roster import bot_row
 
     chosen = get_game(game)
     seats = {"x": 0, "first": 0, "b": 0, "black": 0, "o": 1, "second": 1, "w": 1, "white": 1}
@@ -56,8 +57,7 @@ def play(
     console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
                   f"[bold]{escape(printable(row.name))}[/] at {move_time:g} s a move. Type 'help' for the commands.",
                   highlight=False)  # fmt: skip
-    with Bundles() as bundles:
-        record = play_against(store, chosen, row, bundles.spec(row, row.name), human_seat, clock, sys.stdin, sys.stdout)
+    record = play_against(store, chosen, row, roster.spec(row, row.name), human_seat, clock, sys.stdin, sys.stdout)
     final = chosen.replay([m.move for m in record.moves])
     console.print(final.render(), highlight=False, markup=False)
     if record.termination.value == "aborted":

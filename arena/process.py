@@ -319,15 +319,18 @@ class BotProcess:
 
     def __init__(self, argv: Sequence[str], label: str, env: dict[str, str] | None = None,
                  fork: tuple[Launcher, list[str], dict] | None = None, cgroup: Cgroup | None = None,
-                 registry: set[int] | None = None, memory_mb: int | None = None) -> None:  # fmt: skip
+                 registry: set[int] | None = None, memory_mb: int | None = None,
+                 folder: str | None = None) -> None:  # fmt: skip
         """Start ``argv``, or with ``fork`` (a launcher, the host's arguments, the sandbox's
-        settings) fork the Python bot from the warm launcher; ``LaunchError`` if it cannot."""
+        settings) fork the Python bot from the warm launcher; ``LaunchError`` if it cannot. Its
+        working folder is made in ``folder`` (its worker's scratch folder; default: the
+        temporary folder)."""
         self.argv = list(argv)
         self.label = label
         self.cgroup = cgroup
         self.memory_mb = memory_mb
         self.registry = registry if registry is not None else set()
-        self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        self.workdir = tempfile.mkdtemp(prefix="arena-bot-", dir=folder)
         environment = {**bot_environment(self.workdir), **(env or {})}
         if fork is not None:
             launcher, arguments, confinement = fork

@@ -19,7 +19,8 @@ from arena.job import TimeControl, derive_seed
 from arena.botkinds import BotKindError, is_path
 from arena.config import BotDef
 from arena.course import check_interpreter
-from arena.roster import Bundles, bot_fields
+from arena import roster
+from arena.roster import bot_fields
 from arena.match import play_game
 from arena.process import Limit
 from arena.records import BotFault, Overloaded
@@ -106,8 +107,8 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
         raise RegistrationError(f"the bot name {name!r} will not do: {problem}; choose another with --name")
     description, claimed = "", None
     starting()
-    with Bundles() as bundles, GameWorker() as worker:
-        spec = bundles.spec(Bot(name=name, version=0, **fields), name)
+    with GameWorker() as worker:
+        spec = roster.spec(Bot(name=name, version=0, **fields), name)
         if kind != "command":
             info = describe(worker, spec)
             description, claimed = info.get("description", ""), info.get("games") or None

@@ -1,5 +1,5 @@
 """The roster: the bot versions a tournament's teams play with, the hashes of their code, and
-how the workers start them (``BotSpec``), with their code copied into bundles of their own.
+how the workers start them (``BotSpec``).
 
 A bot version is stored once per name, kind, target, parameters (one canonical JSON text),
 interpreter, folder and code hash: declaring or registering the same bot again finds the same
@@ -9,8 +9,6 @@ version. Nothing here runs bot code: kinds find and hash it as files (``arena.bo
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -89,56 +87,20 @@ def resolve_team_bot(session: Session, config: TournamentDef, team: str, ref: st
     return registered
 
 
-class Bundles:
-    """Bots' own code copied into folders of their own, one per code hash, for as long as a
-    command runs bots: a module in a tournament's folder is imported from its bundle, whose
-    folder the sandbox lets it list and read, and only that (the tournament's folder may hold
-    the database and other teams' bots). A context manager; the folders go at its end."""
-
-    def __init__(self) -> None:
-        self.folder: Path | None = None
-
-    def __enter__(self) -> Bundles:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            self.folder = None
-
-    def path(self, bot: Bot) -> str | None:
-        """The folder ``bot``'s modules are imported from: its bundle (made on first use), the
-        declared folder of a command, or ``None`` (a file, or a module installed with Python)."""
-        if bot.kind == "command":
-            return bot.path
-        if bot.kind != "python" or is_path(bot.target):
-            return None
-        base = Path(bot.path or ".")
+def spec(bot: Bot, name: str, limits: LimitsDef | None = None) -> BotSpec:
+    """How the workers start ``bot`` as ``name`` (a team), under ``limits``: a module in the
+    folder it was declared in goes with its code (``BotSpec.code``), which the worker copies into
+    a bundle of its own to run it from."""
+    limits = limits or LimitsDef()
+    path, code = None, None
+    if bot.kind == "command":
+        path = bot.path
+    elif bot.kind == "python" and not is_path(bot.target):
         try:
-            code = kind_of(bot.kind).code(bot.target, base)
+            found = kind_of(bot.kind).code(bot.target, Path(bot.path or "."))
         except BotKindError as error:
             raise RosterError(f"bot {bot.name!r}: {error}") from None
-        if code is None or not code.bundle:
-            return None
-        if self.folder is None:
-            self.folder = Path(tempfile.mkdtemp(prefix="arena-bundles-"))
-        digest = code.digest()
-        if bot.code_hash is not None and digest != bot.code_hash:
-            raise RosterError(f"the code of bot {bot.name!r} changed since its version {bot.version} was stored "
-                              f"({code.root}); restore it, or declare it again")  # fmt: skip
-        bundle = self.folder / digest
-        if not bundle.exists():
-            staging = Path(tempfile.mkdtemp(prefix="staging-", dir=self.folder))
-            code.copy_to(staging)
-            staging.rename(bundle)
-        return str(bundle)
-
-    def spec(self, bot: Bot, name: str, limits: LimitsDef | None = None) -> BotSpec:
-        """How the workers start ``bot`` as ``name`` (a team), under ``limits``."""
-        limits = limits or LimitsDef()
-        return BotSpec(name=name, kind=bot.kind, target=bot.target, params=bot.params, python=bot.python,
-                       path=self.path(bot), memory_mb=limits.memory_mb, file_size_mb=limits.file_size_mb,
-                       processes=limits.processes)  # fmt: skip
+        code = str(found.root) if found is not None and found.bundle else None
+    return BotSpec(name=name, kind=bot.kind, target=bot.target, params=bot.params, python=bot.python, path=path,
+                   memory_mb=limits.memory_mb, file_size_mb=limits.file_size_mb, processes=limits.processes,
+                   code=code, code_hash=bot.code_hash if code else None)  # fmt: skip

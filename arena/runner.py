@@ -21,6 +21,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 
+from pathlib import Path
+
+from arena import scratch
 from arena.botspec import BotSpec
 from arena.cgroups import Cgroup
 from arena.errors import ArenaError
@@ -213,12 +216,14 @@ class LocalRunner:
         workers: list[_Worker] = []
         started = 0
         deaths: dict[int, int] = {}  # game id -> workers lost playing it
+        dead: set[int] = set()  # the pids of all its workers, whose scratch folders go with them
 
         def new_worker(cpu: int | None) -> _Worker:
             nonlocal started
             group = self.cgroup.child(f"worker-{started}", holds_groups=True) if self.cgroup else None
             worker = _Worker(context, started, cpu, group, [w.connection for w in workers])
             started += 1
+            dead.add(worker.process.pid)
             return worker
 
         try:
@@ -249,6 +254,7 @@ class LocalRunner:
                         worker.stop(timeout=0.5)
                         workers.remove(worker)
                         reap_strays(before | self._pids(workers))
+                        scratch.remove_stale({worker.process.pid})
                         if lost is not None:
                             deaths[lost.game_id] = deaths.get(lost.game_id, 0) + 1
                             if deaths[lost.game_id] >= MAX_WORKER_DEATHS:
@@ -266,6 +272,7 @@ class LocalRunner:
             for worker in workers:
                 worker.stop()
             reap_strays(before)
+            scratch.remove_stale({pid for pid in dead if not Path(f"/proc/{pid}").exists()})
             if self.cgroup is not None:
                 self.cgroup.remove()
             if not was_subreaper:

@@ -24,7 +24,8 @@ from arena.config import TournamentDef
 from arena.errors import ArenaError
 from arena.job import GameJob, derive_seed
 from arena.rating import replay_ratings
-from arena.roster import Bundles, code_changed, resolve_team_bot
+from arena import roster
+from arena.roster import code_changed, resolve_team_bot
 from arena.records import GameRecord
 from arena.schedule import draw_pools, round_robin
 from arena.standings import GameResult, Standing, game_points, table
@@ -224,7 +225,6 @@ class TournamentRun:
         self.workers = workers or config.workers or os.cpu_count() or 1
         self.tournament_id: int | None = None
         self.specs: dict[int, BotSpec] = {}
-        self.bundles = Bundles()
 
     def check_interpreters(self) -> None:
         """``ConfigError`` naming each bot whose interpreter (``python:``) cannot run: each is
@@ -276,7 +276,7 @@ class TournamentRun:
                 resumed = False
             self.tournament_id = tournament.id
             for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
-                self.specs[entry.id] = self.bundles.spec(bot, entry.team, config.limits)
+                self.specs[entry.id] = roster.spec(bot, entry.team, config.limits)
             return tournament, resumed
 
     def _play(self, runner, jobs: list[GameJob], progress: Progress,
@@ -372,8 +372,6 @@ class TournamentRun:
                 log.error("could not record the tournament as %s: %s", status, error)
                 if status == "finished":
                     raise
-            finally:
-                self.bundles.close()
         return progress
 
 

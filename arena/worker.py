@@ -17,16 +17,20 @@ fault is started and warmed before the worker takes its next game (see docs/secu
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import logging
 import os
+import shutil
 import signal
 import tempfile
 import time
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from arena import process as processes
-from arena import protocol
+from arena import protocol, scratch
+from arena.botkinds import BotKindError, Code, foreign_python, harness_links, package_files
 from arena.botspec import BotSpec
 from arena.cgroups import Cgroup
 from arena.games import Game, get_game_from_spec
@@ -288,6 +292,7 @@ class GameWorker:
         self._launchers_started = 0
         self._bots_started = 0
         self._affinity: set[int] | None = None
+        self.scratch: Path | None = None  # its bots' working folders, bundles and links
         self.open = False
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -303,6 +308,7 @@ class GameWorker:
         self._was_subreaper = _subreaper_state()
         self.subreaper = _set_subreaper(True)
         self.started |= set(processes.child_pids(os.getpid()))  # children of this process not of its bots
+        self.scratch = scratch.make("worker")
         if self._cgroup is None:
             self._cgroup = Cgroup.for_process()
             self._own_cgroup = self._cgroup is not None
@@ -327,6 +333,8 @@ class GameWorker:
         if not self._was_subreaper:
             _set_subreaper(False)
         self.subreaper = False
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
         if self._affinity is not None:
             os.sched_setaffinity(0, self._affinity)
 
@@ -392,6 +400,7 @@ class GameWorker:
         in a control group of its own where there are some: forked from this worker's launcher
         when it can be (a Python bot that this interpreter runs), else started the plain way."""
         self._require_open()
+        spec = self._materialize(spec)
         self._bots_started += 1
         group = None
         if self._cgroup is not None:
@@ -402,7 +411,8 @@ class GameWorker:
         spec_of_game = None if game is None else game.spec()
         arguments = spec.host_arguments(spec_of_game)
         launcher = self._launcher_for(game.name) if arguments is not None and game is not None else None
-        common = {"cgroup": group, "registry": self.started, "memory_mb": spec.memory_mb, "env": spec.environment()}
+        common = {"cgroup": group, "registry": self.started, "memory_mb": spec.memory_mb, "env": spec.environment(),
+                  "folder": str(self.scratch)}  # fmt: skip
         if launcher is not None:
             try:
                 return BotProcess(spec.argv(settings), spec.name, fork=(launcher, arguments, settings), **common)
@@ -410,6 +420,33 @@ class GameWorker:
                 log.warning("%s; starting bots the plain way until a new launcher is up", error)
                 self._close_launcher()
         return BotProcess(spec.argv(settings, spec_of_game), spec.name, **common)
+
+    def _materialize(self, spec: BotSpec) -> BotSpec:
+        """``spec`` as it runs here: its code copied into a bundle of this worker (checked
+        against its hash), and the links another interpreter imports arena's host through."""
+        changes: dict[str, str] = {}
+        if spec.code is not None:
+            changes["path"] = self._bundle(spec)
+        if foreign_python(spec):
+            changes["support"] = harness_links(self.scratch)
+        return dataclasses.replace(spec, **changes) if changes else spec
+
+    def _bundle(self, spec: BotSpec) -> str:
+        """The folder of this worker that holds a copy of ``spec``'s code alone: a module of a
+        tournament's folder runs from there, and its sandbox lets it read that, not the folder
+        beside it (which may hold the database and other teams' bots)."""
+        root = Path(spec.code)
+        code = Code(root, package_files(root), bundle=True)
+        digest = code.digest()
+        if spec.code_hash is not None and digest != spec.code_hash:
+            raise BotKindError(f"the code of bot {spec.name!r} changed since it was entered ({root}); restore it")
+        bundle = self.scratch / "bundles" / digest
+        if not bundle.exists():
+            staging = Path(tempfile.mkdtemp(prefix="staging-", dir=self.scratch))
+            code.copy_to(staging)
+            bundle.parent.mkdir(exist_ok=True)
+            staging.rename(bundle)
+        return str(bundle)
 
     @staticmethod
     def _shared_memory_counted(group: Cgroup | None) -> bool:
@@ -434,7 +471,7 @@ class GameWorker:
         if self._launcher is None and self.fork and self.subreaper and self._launchers_started < MAX_LAUNCHERS:
             self._launchers_started += 1
             try:
-                self._launcher = Launcher(game, processes.bot_environment(tempfile.gettempdir()))
+                self._launcher = Launcher(game, processes.bot_environment(str(self.scratch)))
             except OSError as error:
                 log.warning("cannot start a launcher (%s); starting bots the plain way", error)
                 return None
