@@ -1,6 +1,13 @@
-"""Shared fixtures."""
+"""Shared fixtures, and the check, after the last test, that nothing of a run is left."""
 
 from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
@@ -21,3 +28,77 @@ def game(request):
     """Each registered game in turn."""
     name, params = request.param
     return get_game(name, **params)
+
+
+# ---------------------------------------------------------------- nothing of a run is left
+#
+# The whole suite runs with a temporary folder of its own (every process the tests start, bots
+# included, puts its scratch folders there). When the last test is done, the controlling process
+# looks for what a run could leave behind: a process of arena's, a scratch folder, a control
+# group, a System V IPC object. Any is a failure of the suite, listed.
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _cgroups() -> set[str]:
+    from arena.cgroups import PREFIX, support
+
+    found = support()
+    if found is None:
+        return set()
+    folders = [found.v2, *found.v1.values()]
+    return {str(entry) for folder in folders if folder.is_dir() for entry in folder.iterdir()
+            if entry.name.startswith(PREFIX)}  # fmt: skip
+
+
+def _ipc_objects() -> set[str]:
+    found = set()
+    for kind in ("shm", "sem", "msg"):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        found |= {f"{kind} {' '.join(line.split()[:2])}" for line in lines}
+    return found
+
+
+def _arena_processes(folder: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X") and (folder in command or f"{REPO}/arena/" in command) and "pytest" not in command:
+            found.append(f"{entry.name}: {command.strip()[:200]}")
+    return found
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        return  # a worker: its controller set the folder up, and checks at the end
+    folder = tempfile.mkdtemp(prefix="arena-tests-")
+    os.environ["TMPDIR"] = folder  # the test workers, and every process they start, inherit it
+    tempfile.tempdir = None
+    config.arena_leftovers = (folder, _cgroups(), _ipc_objects())
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = getattr(session.config, "arena_leftovers", None)
+    if before is None:
+        return
+    folder, cgroups, ipc = before
+    end = time.monotonic() + 10
+    while _arena_processes(folder) and time.monotonic() < end:
+        time.sleep(0.1)
+    left = [f"process {line}" for line in _arena_processes(folder)]
+    left += [f"scratch folder {entry.name}" for entry in Path(folder).iterdir() if entry.name.startswith("arena-")]
+    left += [f"control group {name}" for name in sorted(_cgroups() - cgroups)]
+    left += [f"IPC object {name}" for name in sorted(_ipc_objects() - ipc)]
+    if left:
+        print("\nthe tests left behind what a run must not:\n  " + "\n  ".join(left), file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    shutil.rmtree(folder, ignore_errors=True)
