@@ -1,4 +1,4 @@
-"""Loading bot modules and checking that they keep the bot contract (DESIGN.md)."""
+"""Loading bot modules and checking that they keep the bot contract (the README, "Writing a bot")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Standings of a pool, a stage or a whole tournament, with the course's tie-breaks.
 
 Teams are ranked by points, then wins, then the points of the games between the tied teams,
-then the TrueSkill conservative rating, then name (COURSE2019.md).
+then the TrueSkill conservative rating, then name (docs/course2019.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The course simulator's BigBoard, as arena/course_host.py rebuilds it from the rules.
 
 It must agree with the 20 games played under the original course simulator
-(``vectors/xtreme_random_games.jsonl``) on every legal-move count, every bonus move, the result
+(``tests/vectors/xtreme_random_games.jsonl``) on every legal-move count, every bonus move, the result
 and the final small boards, and offer the simulator's API with its exact return values.
 """
 
@@ -20,11 +20,9 @@ from tests.fixtures.course.coursekit import COURSE_BOTS, HOST_FILE, PYTHONS, loa
 course_host = load_course_host()
 BigBoard, CourseGame = course_host.BigBoard, course_host.CourseGame
 
-VECTORS = Path("/work/shared/vectors/xtreme_random_games.jsonl")
-if not VECTORS.exists():  # a checkout without the shared folder keeps its own copy
-    VECTORS = Path(__file__).parent / "vectors" / "xtreme_random_games.jsonl"
+VECTORS = Path(__file__).parent / "vectors" / "xtreme_random_games.jsonl"
 GAMES = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
-#: course points of a big board's small boards in a draw, row by row (GAMES.md)
+#: course points of a big board's small boards in a draw, row by row (docs/games.md)
 DRAW_POINTS = (4, 6, 4, 6, 3, 6, 4, 6, 4)
 #: x takes the top row of small board (0, 0) of big board 0, o answering on big board 1
 X_WINS_TOP_LEFT = [(0, 0, 0), (1, 0, 0), (0, 0, 1), (1, 0, 3), (0, 0, 2)]

@@ -1,4 +1,4 @@
-"""Ultimate tic-tac-toe rules, notation and views (GAMES.md), on positions built by replaying."""
+"""Ultimate tic-tac-toe rules, notation and views (docs/games.md), on positions built by replaying."""
 
 from __future__ import annotations
 

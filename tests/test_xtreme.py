@@ -1,4 +1,4 @@
-"""Xtreme tic-tac-toe: the course simulator's games replayed, and the rules of GAMES.md one by one."""
+"""Xtreme tic-tac-toe: the course simulator's games replayed, and the rules of docs/games.md one by one."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from arena.games.xtreme import (
 )
 from tests.reference import xtreme as reference
 
-#: the 20 games of the original course simulator (GAMES.md), kept in the repository
+#: the 20 games of the original course simulator (docs/games.md), kept in the repository
 VECTORS = Path(__file__).parent / "vectors" / "xtreme_random_games.jsonl"
 GAMES = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
 

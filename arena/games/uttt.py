@@ -1,4 +1,4 @@
-"""Ultimate tic-tac-toe: a 3x3 grid of small tic-tac-toe boards (rules in GAMES.md).
+"""Ultimate tic-tac-toe: a 3x3 grid of small tic-tac-toe boards (rules in docs/games.md).
 
 A move is the int ``B * 9 + C``: small board ``B`` and cell ``C`` inside it, each 0-8 row by
 row; its text is ``"B C"`` (``"4 4"`` is the centre of the centre). A position is each seat's

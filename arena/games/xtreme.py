@@ -1,4 +1,4 @@
-"""Xtreme tic-tac-toe, the game of the 2019 course tournament (rules: ``GAMES.md``, ``xtreme``).
+"""Xtreme tic-tac-toe, the game of the 2019 course tournament (rules: docs/games.md, ``xtreme``).
 
 Two big boards ``k`` = 0 and 1, each a 3x3 grid of small 3x3 boards. A move is the int
 ``k * 81 + row * 9 + col`` (``row``, ``col`` 0-8 on big board ``k``'s 9x9 grid) and the text

@@ -1,4 +1,4 @@
-"""Reference Xtreme tic-tac-toe: a list of 162 cells and the rules of GAMES.md, written out.
+"""Reference Xtreme tic-tac-toe: a list of 162 cells and the rules of docs/games.md, written out.
 
 A move is ``k * 81 + row * 9 + col``, the engine's encoding: big board ``k`` (0 or 1), ``row``
 and ``col`` 0-8 on that big board's 9x9 grid; its small board is ``(row // 3, col // 3)``.
