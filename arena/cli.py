@@ -328,7 +328,7 @@ def list_games(
         rows = [{"id": g.id, "tournament": tname, "stage": g.stage, "pool": g.pool, "round": g.round,
                  "first": a, "second": b, "status": g.status, "winner": g.winner,
                  "points": None if g.points0 is None else [g.points0, g.points1],
-                 "termination": g.termination, "offender": g.offender, "plies": g.plies}
+                 "termination": g.termination, "offender": g.offender, "plies": g.plies, "replays": g.replays}
                 for g, tname, a, b in session.execute(query.order_by(Game.id.desc()).limit(limit))]  # fmt: skip
     if as_json:
         print_json(rows)
@@ -339,6 +339,8 @@ def list_games(
         ending = r["termination"] or ""
         if r["offender"] is not None:
             ending += f" ({[r['first'], r['second']][r['offender']]})"
+        if r["replays"]:
+            ending += f"{', ' if ending else ''}replayed {r['replays']}x (machine too busy)"
         out.add_row(*cells(r["id"], r["tournament"], f"{r['stage']}/{r['pool']}", r["first"], r["second"], result,
                            ending, r["plies"] or ""))  # fmt: skip
     console.print(out)

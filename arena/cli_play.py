@@ -22,7 +22,13 @@ def play(
     game: Annotated[str, typer.Argument(help="The game: tictactoe, uttt, xtreme or othello.")],
     bot: Annotated[str, typer.Option("--bot", "-b", help="A registered bot, a module (bots.uct) or a .py file.")],
     seat: Annotated[str, typer.Option("--as", help="Your seat: x (first), o (second), first or second.")] = "x",
-    move_time: Annotated[float, typer.Option(min=0.01, max=MAX_MOVE_TIME, help="The bot's seconds a move.")] = 2.0,
+    move_time: Annotated[float | None, typer.Option(min=0.01, max=MAX_MOVE_TIME,
+                                                    help="The bot's seconds a move (default 2, none with --bank).")] = None,
+    bank: Annotated[float | None, typer.Option(min=0.01, max=MAX_MOVE_TIME,
+                                               help="The bot's seconds for the game beyond its moves' own (a bank).")] = None,
+    increment: Annotated[float, typer.Option(min=0.0, max=MAX_MOVE_TIME,
+                                             help="Seconds added to the bot's bank after each of its moves.")] = 0.0,
+    clock: Annotated[str, typer.Option(help="How the bot's time is counted: wall or cpu.")] = "wall",
     param: Annotated[list[str], typer.Option("--param", "-p", help="A bot parameter, key=value (repeatable).")] = [],  # noqa: B006
     db: Db = DEFAULT_DB,
 ) -> None:
@@ -52,12 +58,18 @@ def play(
                 raise ArenaError(f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)")
             row = bot_row(session, bot, _bot_def("python", bot, params), Path.cwd())
         session.expunge(row)
-    clock = TimeControl(move=move_time, grace=0.1, startup=30.0)
+    if clock not in ("wall", "cpu"):
+        raise ArenaError(f"--clock {clock!r}: choose wall or cpu")
+    if increment and bank is None:
+        raise ArenaError("--increment needs --bank (e.g. --bank 60 --increment 1)")
+    if move_time is None and bank is None:
+        move_time = 2.0
+    control = TimeControl(move=move_time, bank=bank, increment=increment, clock=clock, grace=0.1, startup=30.0)
     warn_if_root()
     console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
-                  f"[bold]{escape(printable(row.name))}[/] at {move_time:g} s a move. Type 'help' for the commands.",
+                  f"[bold]{escape(printable(row.name))}[/], {control.describe()}. Type 'help' for the commands.",
                   highlight=False)  # fmt: skip
-    record = play_against(store, chosen, row, roster.spec(row, row.name), human_seat, clock, sys.stdin, sys.stdout)
+    record = play_against(store, chosen, row, roster.spec(row, row.name), human_seat, control, sys.stdin, sys.stdout)
     final = chosen.replay([m.move for m in record.moves])
     console.print(final.render(), highlight=False, markup=False)
     if record.termination.value == "aborted":

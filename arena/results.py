@@ -23,7 +23,7 @@ from arena.errors import ArenaError
 from arena.rating import RatingHistory, replay_ratings
 from arena.records import Termination
 from arena.standings import GameResult, Standing, game_points, table
-from arena.store import Bot, Entry, Game, Move, PoolEntry, Tournament
+from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
 from arena.tournament import advancing, expected_games, pool_standings, results
 
 #: how each TrueSkill setting is shown, in the order the report lists them
@@ -167,6 +167,8 @@ class GameSummary:
     finished_at: float | None
     stderr: tuple[str | None, str | None] = (None, None)
     think: tuple[Think, Think] = (Think(), Think())
+    #: why it was voided and played again, each time (the machine was too busy to time it)
+    voids: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -297,6 +299,7 @@ class Totals:
     moves: int
     forfeits: Counter = field(default_factory=Counter)
     draws: int = 0
+    replays: int = 0  # games played again because the machine was too busy to time them
 
 
 @dataclass(slots=True)
@@ -354,6 +357,11 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
                  .group_by(Move.game_id, Move.seat))  # fmt: skip
     for game_id, seat, count, total, longest in session.execute(aggregate):
         think[game_id, seat] = Think(count, total or 0.0, longest or 0.0)
+    voids: dict[int, list[str]] = {}
+    voided = (select(GameVoid.game_id, GameVoid.reason).join(Game, Game.id == GameVoid.game_id)
+              .where(Game.tournament_id == tournament.id).order_by(GameVoid.id))  # fmt: skip
+    for game_id, reason in session.execute(voided):
+        voids.setdefault(game_id, []).append(reason)
     games = []
     for g in session.scalars(select(Game).where(Game.tournament_id == tournament.id).order_by(Game.id)):
         raw = None if g.points0 is None else (g.points0, g.points1)
@@ -362,7 +370,7 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
             g.id, g.stage, g.pool, g.round, teams[g.seat0], teams[g.seat1], g.status, g.winner,
             game_points(scoring, g.winner, raw) if finished else None, raw, g.termination, g.offender,
             g.detail, g.plies, g.started_at, g.finished_at, (g.stderr0, g.stderr1),
-            (think.get((g.id, 0), Think()), think.get((g.id, 1), Think()))))  # fmt: skip
+            (think.get((g.id, 0), Think()), think.get((g.id, 1), Think())), tuple(voids.get(g.id, ()))))  # fmt: skip
     return games
 
 
@@ -480,7 +488,7 @@ def totals(config: TournamentDef, games: list[GameSummary]) -> Totals:
     return Totals(expected=expected_games(config), planned=len(games), finished=len(finished),
                   moves=sum(g.plies or 0 for g in finished),
                   forfeits=Counter(g.forfeit for g in finished if g.forfeit),
-                  draws=sum(1 for g in finished if g.winner is None))  # fmt: skip
+                  draws=sum(1 for g in finished if g.winner is None), replays=sum(len(g.voids) for g in games))  # fmt: skip
 
 
 def load_results(session: Session, tournament: Tournament) -> Results:

@@ -157,3 +157,25 @@ def test_a_game_voided_more_than_max_replays_times_stays_unplayed_and_the_run_sa
         assert connection.execute("SELECT id, status, replays FROM games ORDER BY id").fetchall() == [
             (1, "finished", 0), (2, "pending", 2), (3, "finished", 0)]  # fmt: skip
         assert connection.execute("SELECT count(*) FROM game_voids").fetchone() == (2,)
+
+
+def test_games_and_the_report_show_the_replays_and_why(monkeypatch, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from arena import cli
+
+    voided_games(monkeypatch, tmp_path, 2, times=1)
+    tournament, database = run(tmp_path, replays=3)
+    tournament.run(LocalRunner(1, pin=False))
+    runner = CliRunner()
+    listed = runner.invoke(cli.app, ["games", "--db", f"sqlite:///{database}", "--json"])
+    assert [(g["id"], g["replays"]) for g in json.loads(listed.output)] == [(3, 0), (2, 1), (1, 0)]
+    table = runner.invoke(cli.app, ["games", "--db", f"sqlite:///{database}"], env={"COLUMNS": "300"})
+    assert "replayed 1x (machine too busy)" in table.output
+    report = runner.invoke(cli.app, ["report", "overload", "--db", f"sqlite:///{database}", "--out",
+                                     str(tmp_path / "report")])  # fmt: skip
+    assert report.exit_code == 0, report.output
+    assert "simulated overload 1" in (tmp_path / "report" / "games" / "2.html").read_text()
+    assert "Replayed</dt><dd id=\"total-replays\">1 time:" in (tmp_path / "report" / "index.html").read_text()

@@ -133,3 +133,21 @@ def test_a_few_moves_of_xtreme_on_a_real_terminal(tmp_path):
     [(game, moves)] = stored_games(tmp_path / "x.db")
     assert [m.move for m in moves] == ["1 4 4", "0 3 3", "1 0 0", "0 0 0"]
     assert game.termination == "aborted"
+
+
+def test_the_bot_can_be_given_a_bank_with_an_increment_on_the_cpu_clock(tmp_path):
+    spends = str(Path(__file__).parent / "fixtures" / "bots" / "spends_time.py")
+    done = arena("play", "tictactoe", "--bot", spends, "--as", "o", "--bank", "5", "--increment", "0.5", "--clock",
+                 "cpu", "--db", f"sqlite:///{tmp_path / 'c.db'}", stdin="quit\n", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "bank 5 s + 0.5 s a move (cpu clock)" in " ".join(done.stdout.split())
+    [(game, moves)] = stored_games(tmp_path / "c.db")
+    seen = [json.loads(line.removeprefix("clock ")) for line in game.stderr0.splitlines() if line.startswith("clock ")]
+    assert [(s["kind"], s["limit"], s["bank"]) for s in seen] == [("cpu", 5.0, 5.0)]
+
+
+def test_an_increment_without_a_bank_is_refused(tmp_path):
+    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--increment", "1", "--db",
+                 f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2
+    assert "--increment needs --bank" in done.stderr
