@@ -3,7 +3,7 @@ pools with who went on, the podium, the crosstable and the totals.
 
 Everything here is read, never written: the same stored games always give the same results.
 Ratings are TrueSkill replayed in schedule order (``arena.rating``); pool standings are the
-harness's own (``arena.tournament.pool_standings``), so what the report shows is what decided
+harness's own (``arena.stages.pool_standings``), so what the report shows is what decided
 advancement.
 """
 
@@ -24,7 +24,7 @@ from arena.rating import RatingHistory, replay_ratings
 from arena.records import Termination
 from arena.standings import GameResult, Standing, game_points, table
 from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
-from arena.tournament import advancing, expected_games, pool_standings, results
+from arena.stages import advancing, expected_games, pool_standings, results
 
 #: how each TrueSkill setting is shown, in the order the report lists them
 RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"),

@@ -428,8 +428,10 @@ _MOVES = None
 _FINISH = None
 
 
-def save_record(session: Session, record: GameRecord) -> None:
-    """Store a finished game: its result and every move (the caller commits).
+def save_record(session: Session, record: GameRecord) -> bool:
+    """Store a finished game: its result and every move (the caller commits); whether it did.
+    A game already finished is left as it is: a record that comes twice (a game a cluster played
+    again after losing track of a worker) is stored once.
 
     Plain Core statements, compiled once: this runs once a game in the only writer, and the
     ORM's unit of work would cost several times more than SQLite itself.
@@ -437,9 +439,12 @@ def save_record(session: Session, record: GameRecord) -> None:
     global _MOVES, _FINISH
     if _MOVES is None:
         _MOVES = Move.__table__.insert()
-        _FINISH = Game.__table__.update().where(Game.__table__.c.id == bindparam("game_id"))
+        _FINISH = (Game.__table__.update()
+                   .where(Game.__table__.c.id == bindparam("game_id"), Game.__table__.c.status != "finished"))  # fmt: skip
     connection = session.connection()
     game_id = record.game_id
+    if connection.execute(select(Game.status).where(Game.id == game_id)).scalar_one_or_none() == "finished":
+        return False
     moves = record.moves
     if moves:
         connection.execute(_MOVES, [{"game_id": game_id, "ply": ply, "seat": m.seat, "move": m.move,
@@ -453,6 +458,7 @@ def save_record(session: Session, record: GameRecord) -> None:
         "stderr0": record.stderr[0] or None, "stderr1": record.stderr[1] or None,
         "plies": len(moves), "started_at": record.started_at, "finished_at": record.finished_at,
     })  # fmt: skip
+    return True
 
 
 def save_void(session: Session, record: GameRecord) -> int:

@@ -13,7 +13,7 @@ import yaml
 
 from arena.config import load_config
 from arena.games import get_game
-from arena.tournament import expected_games
+from arena.stages import expected_games
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_BOT = ROOT / "tests" / "fixtures" / "course" / "team2.py"

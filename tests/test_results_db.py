@@ -19,7 +19,8 @@ from arena.config import TournamentDef
 from arena.games import Game, get_game
 from arena.records import FORFEITS, GameRecord, MoveRecord, Termination
 from arena.store import Entry, Game as GameRow, Tournament, open_store, save_record
-from arena.tournament import TournamentRun, advancing, plan_stage
+from arena.stages import advancing, plan_stage
+from arena.tournament import TournamentRun
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_LEGAL = "tests/fixtures/bots/first_legal.py"
@@ -173,3 +174,32 @@ def test_a_scripted_forfeit_is_lost_by_the_seat_to_move():
     record = scripted(get_game("tictactoe"), 1, ["4", "0"], forfeit="timeout")
     assert (record.offender, record.winner, record.termination) == (0, 1, Termination.TIMEOUT)
     assert [(m.seat, m.move) for m in record.moves] == [(0, "4"), (1, "0")]
+
+
+def test_a_game_recorded_twice_is_stored_once(tmp_path):
+    from arena.records import GameRecord, MoveRecord, Termination
+    from arena.store import Game, Move, open_store, save_record
+
+    sessions = open_store(f"sqlite:///{tmp_path / 'a.db'}")
+    with sessions.begin() as session:
+        from arena.store import Bot, Entry, Tournament
+
+        tournament = Tournament(name="t", game={"name": "tictactoe"}, config_text="", config_hash="", config={},
+                                seed=0)  # fmt: skip
+        bot = Bot(name="b", kind="python", target="bots.randombot")
+        session.add_all([tournament, bot])
+        session.flush()
+        entries = [Entry(tournament_id=tournament.id, team=team, bot_id=bot.id, number=n) for n, team in enumerate("ab")]
+        session.add_all(entries)
+        session.flush()
+        session.add(Game(id=1, tournament_id=tournament.id, stage=0, pool=0, round=0, number=0, seat0=entries[0].id,
+                         seat1=entries[1].id, seed=1))  # fmt: skip
+    first = GameRecord(1, [MoveRecord(0, "4", 1.0, 1.0)], winner=0, termination=Termination.NORMAL)
+    again = GameRecord(1, [MoveRecord(0, "0", 1.0, 1.0)], winner=1, termination=Termination.NORMAL)
+    with sessions.begin() as session:
+        assert save_record(session, first) is True
+    with sessions.begin() as session:
+        assert save_record(session, again) is False
+    with sessions.begin() as session:
+        assert session.get(Game, 1).winner == 0
+        assert [m.move for m in session.query(Move).filter_by(game_id=1)] == ["4"]
