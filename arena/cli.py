@@ -309,6 +309,8 @@ def list_games(
     from sqlalchemy import or_, select
     from sqlalchemy.orm import aliased
 
+    from arena.games import RESULTS
+
     from arena.store import Bot, Entry, Game, Tournament
 
     first, second = aliased(Entry), aliased(Entry)
@@ -335,7 +337,7 @@ def list_games(
         return
     out = Table("id", "tournament", "stage/pool", "first", "second", "result", "ending", "plies")
     for r in rows:
-        result = {None: "½-½", 0: "1-0", 1: "0-1"}[r["winner"]] if r["status"] == "finished" else r["status"]
+        result = RESULTS[r["winner"]] if r["status"] == "finished" else r["status"]
         ending = r["termination"] or ""
         if r["offender"] is not None:
             ending += f" ({[r['first'], r['second']][r['offender']]})"

@@ -41,10 +41,10 @@ def play(
     from arena.roster import bot_row
 
     chosen = get_game(game)
-    seats = {"x": 0, "first": 0, "b": 0, "black": 0, "o": 1, "second": 1, "w": 1, "white": 1}
-    if seat.lower() not in seats:
-        raise ArenaError(f"--as {seat!r}: choose x, o, first or second")
-    human_seat = seats[seat.lower()]
+    try:
+        human_seat = chosen.seat_of(seat)
+    except ValueError as error:
+        raise ArenaError(f"--as: {error}") from None
     params = parse_params(param)
     store = sessions(db)
     with store.begin() as session:

@@ -23,7 +23,6 @@ from arena.store import Bot, Entry, Tournament, save_record
 from arena.store import Game as GameRow
 from arena.worker import GameWorker
 
-SYMBOLS = {"tictactoe": "xo", "uttt": "xo", "xtreme": "xo", "othello": "bw"}
 HELP = """commands: a move in the game's notation, or
   moves   list the legal moves          hint    ask the bot what it would play here
   undo    take back your last move      resign  give up the game (a loss)
@@ -34,7 +33,7 @@ SHOWN_MOVES = 24
 
 def symbol(game: Game, seat: int) -> str:
     """How a seat is written on the board: x/o, or b/w in Othello."""
-    return SYMBOLS.get(game.name, "xo")[seat]
+    return game.MARKS[seat]
 
 
 class HumanPlayer(Player):

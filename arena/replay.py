@@ -31,8 +31,10 @@ class ReplayError(ArenaError):
 
 
 def seat_names(game: str) -> tuple[str, str]:
-    """What the two seats are called in ``game``: x and o, or black and white."""
-    return ("black", "white") if game == "othello" else ("x", "o")
+    """What the two seats are called in the game named ``game``: x and o, or black and white."""
+    from arena.games import game_class
+
+    return game_class(game).SEATS
 
 
 def replay_record(game: Game, moves: Sequence[tuple[int, str]], *, status: str, winner: int | None,

@@ -188,12 +188,6 @@ class GameSummary:
         except ValueError:
             return self.termination
 
-    def result_text(self) -> str:
-        """``1-0``, ``0-1``, ``½-½``, or the status of a game not played yet."""
-        if not self.finished:
-            return self.status
-        return {None: "½-½", 0: "1-0", 1: "0-1"}[self.winner]
-
     def score_of(self, team: str) -> str:
         """``W``, ``D`` or ``L`` from ``team``'s side (``-`` while unplayed)."""
         if not self.finished:

@@ -161,3 +161,21 @@ def test_unknown_parameter_lists_the_parameters():
         get_game("uttt", tiebreak="coin")
     with pytest.raises(GameParameterError, match="no parameter 'size'"):
         get_game("tictactoe", size=4)
+
+
+def test_a_game_names_its_seats_and_reads_each_name_back(game):
+    assert len(game.SEATS) == 2 and len(game.MARKS) == 2
+    for seat in (0, 1):
+        assert game.seat_of(game.SEATS[seat]) == seat
+        assert game.seat_of(game.MARKS[seat].upper()) == seat
+        assert game.seat_of(("first", "second")[seat]) == seat
+    with pytest.raises(ValueError):
+        game.seat_of("third")
+
+
+def test_othello_seats_are_black_and_white():
+    assert (get_game("othello").SEATS, get_game("othello").MARKS) == (("black", "white"), "bw")
+
+
+def test_an_outcome_is_written_as_a_result():
+    assert [Outcome(0).result(), Outcome(1).result(), Outcome(None).result()] == ["1-0", "0-1", "½-½"]

@@ -7,6 +7,7 @@ from typing import Any
 
 from arena.games.base import (
     DRAW,
+    RESULTS,
     WIN,
     Game,
     GameParameterError,
@@ -20,6 +21,7 @@ from arena.games.base import (
 
 __all__ = [
     "DRAW",
+    "RESULTS",
     "GAMES",
     "WIN",
     "Game",

@@ -42,11 +42,13 @@ class Outcome:
     winner: int | None
     points: tuple[int, int] | None = None
 
-    def score(self, seat: int) -> float:
-        """1 for a win, 0.5 for a draw, 0 for a loss, from ``seat``'s side."""
-        if self.winner is None:
-            return 0.5
-        return 1.0 if self.winner == seat else 0.0
+    def result(self) -> str:
+        """The result as a tournament table writes it: ``1-0``, ``0-1`` or ``½-½``."""
+        return RESULTS[self.winner]
+
+
+#: the winner (``None``: a draw) -> the result as written
+RESULTS = {0: "1-0", 1: "0-1", None: "½-½"}
 
 
 WIN = (Outcome(0), Outcome(1))
@@ -62,6 +64,19 @@ class Game(ABC):
     #: how moves are written, with an example, for error messages and help (set per instance
     #: where a parameter changes it)
     NOTATION: str
+    #: what the two seats are called (first the one that moves first), and their one-letter marks
+    SEATS: ClassVar[tuple[str, str]] = ("x", "o")
+    MARKS: ClassVar[str] = "xo"
+
+    @classmethod
+    def seat_of(cls, word: str) -> int:
+        """The seat ``word`` names: its name or mark (``x``, ``black``, ``b``), ``first`` or
+        ``second``; ``ValueError`` otherwise."""
+        word = word.strip().lower()
+        names = {"first": 0, "second": 1, cls.SEATS[0]: 0, cls.SEATS[1]: 1, cls.MARKS[0]: 0, cls.MARKS[1]: 1}
+        if word not in names:
+            raise ValueError(f"{word!r} is no seat of {cls.name}: choose {cls.SEATS[0]}, {cls.SEATS[1]}, first or second")
+        return names[word]
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.PARAMETERS))

@@ -196,6 +196,8 @@ class Othello(Game):
     """Othello: bracket lines of opponent discs to flip them; the most discs at the end wins."""
 
     name = "othello"
+    SEATS = ("black", "white")
+    MARKS = "bw"
     PARAMETERS = {
         "size": (8, SIZES),
         "opening": ("standard", ("standard", "free")),
