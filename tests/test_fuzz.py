@@ -241,12 +241,9 @@ def cli_folder(tmp_path_factory) -> Path:
                                                                  HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(words=command_lines())
 def test_any_command_line_ends_with_exit_0_or_2_and_no_traceback(cli_folder, monkeypatch, words):
-    from rich.console import Console
-
     from arena import cli
 
     monkeypatch.chdir(cli_folder)
-    monkeypatch.setattr(cli, "console", Console(width=200))
     monkeypatch.delenv("ARENA_DB", raising=False)
     words = [word.replace("FOLDER", str(cli_folder)) for word in words]
     words = [f"sqlite:///{cli_folder / 'arena.sqlite3'}" if word == "OWN" else word for word in words]

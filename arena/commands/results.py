@@ -1,4 +1,4 @@
-"""Commands that look at results: leaderboard, replay, report."""
+"""Commands that look at what is stored: tournaments, games, leaderboard, replay, report."""
 
 from __future__ import annotations
 
@@ -11,9 +11,63 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli import DEFAULT_DB, Db, Json, app, console, errors, print_json, sessions
+from arena.commands.common import DEFAULT_DB, Db, Json, cells, err, out, print_json, sessions
 from arena.errors import ArenaError
 from arena.text import printable
+
+app = typer.Typer()
+
+
+@app.command()
+def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
+    """List the stored tournaments."""
+    from arena.listings import tournament_rows
+
+    with sessions(db, read_only=True).begin() as session:
+        rows = tournament_rows(session)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        out().print("No tournaments yet: run one with 'arena run [FILE]'.")
+        return
+    table = Table("name", "game", "status", "teams", "games", "created")
+    for r in rows:
+        table.add_row(*cells(r["name"], r["game"], r["status"], r["teams"],
+                             f"{r['games_finished']}/{r['games_planned']}",
+                             time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"]))))  # fmt: skip
+    out().print(table)
+
+
+@app.command(name="games")
+def list_games(
+    tournament: Annotated[str | None, typer.Option("--tournament", "-t", help="Only this tournament.")] = None,
+    bot: Annotated[str | None, typer.Option("--bot", "-b", help="Only games of this team or bot.")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """List stored games."""
+    from arena.games import RESULTS
+    from arena.listings import game_rows
+
+    with sessions(db, read_only=True).begin() as session:
+        rows, _ = game_rows(session, tournament, bot, limit)
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("id", "tournament", "stage/pool", "first", "second", "result", "ending", "plies")
+    for r in rows:
+        result = RESULTS[r["winner"]] if r["status"] == "finished" else r["status"]
+        ending = r["termination"] or ""
+        if r["offender"] is not None:
+            ending += f" ({[r['first'], r['second']][r['offender']]})"
+        if r["replays"]:
+            ending += f"{', ' if ending else ''}replayed {r['replays']}x (machine too busy)"
+        table.add_row(*cells(r["id"], r["tournament"], f"{r['stage']}/{r['pool']}", r["first"], r["second"], result,
+                             ending, r["plies"] or ""))  # fmt: skip
+    out().print(table)
+
 
 #: the longest pause between two moves of a replay, in seconds
 MAX_DELAY = 60.0
@@ -89,33 +143,26 @@ def leaderboard(
         return
     _title(found, note, f"stage {chosen.name} ({chosen.status})")
     if not pools:
-        console.print(f"Stage {printable(chosen.name)!r} has not started: its pools are drawn when the stage before "
+        out().print(f"Stage {printable(chosen.name)!r} has not started: its pools are drawn when the stage before "
                       "it ends.", markup=False)  # fmt: skip
     for p in pools:
-        out = Table("#", "team", "points", "games", "W", "D", "L", "forfeits", "μ−3σ", "",
+        table = Table("#", "team", "points", "games", "W", "D", "L", "forfeits", "μ−3σ", "",
                     title=f"pool {p.name}: {p.finished}/{p.planned} games", title_justify="left")  # fmt: skip
         for s in p.lines:
-            out.add_row(str(s.rank), escape(printable(s.team)), _number(s.points), str(s.games), str(s.wins),
+            table.add_row(str(s.rank), escape(printable(s.team)), _number(s.points), str(s.games), str(s.wins),
                         str(s.draws),
                         str(s.losses), _forfeits(s.forfeits), f"{s.rating:.2f}",
                         "[green]advanced[/]" if s.team in p.advanced else "")  # fmt: skip
-        _wide().print(out)
-
-
-def _wide():
-    """The console to print tables on: the terminal's, or a wide one when output is piped."""
-    from rich.console import Console
-
-    return console if console.is_terminal else Console(width=180)
+        out().print(table)
 
 
 def _title(found, note: str | None, what: str) -> None:
     t = found.tournament
-    _wide().print(f"[bold]{escape(printable(t.name))}[/]: {escape(printable(t.game['name']))}, "
+    out().print(f"[bold]{escape(printable(t.name))}[/]: {escape(printable(t.game['name']))}, "
                   f"{escape(printable(what))}; {found.totals.finished}/{found.totals.expected} games, status "
                   f"{escape(printable(t.status))}", highlight=False)  # fmt: skip
     if note:
-        _wide().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
+        out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
 
 
 def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> None:
@@ -128,8 +175,8 @@ def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> 
     course = found.has_course_points and found.config.scoring != "course2019"
     columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "games", "W-D-L", "points"]
     columns += ["course pts"] if course else []
-    out = Table(*columns, "forfeits", "mean ms", "max ms")
-    for column in out.columns:
+    table = Table(*columns, "forfeits", "mean ms", "max ms")
+    for column in table.columns:
         if column.header not in ("team", "bot", "forfeits"):
             column.justify = "right"
     for line in found.leaderboard:
@@ -138,10 +185,10 @@ def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> 
                f"{line.mu:.2f}", f"{line.sigma:.2f}", str(line.games), f"{line.wins}-{line.draws}-{line.losses}",
                _number(line.points)]  # fmt: skip
         row += [_number(line.course_points or 0)] if course else []
-        out.add_row(*row, _forfeits(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
-    _wide().print(out)
+        table.add_row(*row, _forfeits(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
+    out().print(table)
     settings = ", ".join(f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings)
-    _wide().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
+    out().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
 
 
 @app.command()
@@ -165,23 +212,23 @@ def replay(
         raise ArenaError(f"game {game_id} has plies 0-{len(shown.moves)}; --ply {ply} is not one of them")
     if as_json:
         print_json(shown.to_dict())
-    elif sys.stdin.isatty() and console.is_terminal:
-        interactive(shown, console, ply or 0, delay)
+    elif sys.stdin.isatty() and out().is_terminal:
+        interactive(shown, out(), ply or 0, delay)
     else:
-        console.print(f"[bold]game {game_id}[/] of {escape(printable(shown.tournament))}: {shown.game.name}, stage "
+        out().print(f"[bold]game {game_id}[/] of {escape(printable(shown.tournament))}: {shown.game.name}, stage "
                       f"{escape(printable(shown.stage))}, pool {shown.pool}, round {shown.round + 1}",
                       highlight=False)  # fmt: skip
-        print_replay(shown, lambda text: console.print(text + "\n", highlight=False, markup=False), ply, delay)
+        print_replay(shown, lambda text: out().print(text + "\n", highlight=False, markup=False), ply, delay)
     if shown.problem is not None:
         raise ReplayError(f"game {game_id} does not re-play: {shown.problem}")
     if not as_json and shown.status == "finished":
-        console.print(f"[green]re-played through the engine: every move legal, result confirmed[/]")
+        out().print(f"[green]re-played through the engine: every move legal, result confirmed[/]")
 
 
 @app.command()
 def report(
     tournament: TournamentName = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write to (default: reports/<tournament>/).")] = None,
+    into: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write to (default: reports/<tournament>/).")] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Write the tournament's HTML report: a static site that works offline (open index.html)."""
@@ -192,7 +239,7 @@ def report(
     store = sessions(db, read_only=True)
     with store.begin() as session:
         name = find_tournament(session, tournament).name
-    folder = out or Path("reports") / name
+    folder = into or Path("reports") / name
     if folder.exists() and not folder.is_dir():
         raise ArenaError(f"cannot write the report to {str(folder)!r}: it is a file, not a folder; give --out a "
                          "folder (it is created if need be)")
@@ -203,9 +250,9 @@ def report(
         raise ArenaError(f"cannot write the report to {str(folder)!r}: {error.strerror or error} ({where}); give "
                          "--out a folder that can be written") from None
     elapsed = time.monotonic() - start
-    _wide().print(escape(printable(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open "
+    out().print(escape(printable(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open "
                                    f"{folder / 'index.html'}")), highlight=False)  # fmt: skip
     if written.note:
-        _wide().print(f"[yellow]{escape(printable(written.note))}[/]", highlight=False)
+        out().print(f"[yellow]{escape(printable(written.note))}[/]", highlight=False)
     for problem in written.problems[:10]:
-        errors.print(f"[red]{escape(printable(problem))}[/]", highlight=False)
+        err().print(f"[red]{escape(printable(problem))}[/]", highlight=False)

@@ -12,9 +12,11 @@ from sqlalchemy import select
 
 from rich.markup import escape
 
-from arena.cli import DEFAULT_DB, MAX_MOVE_TIME, Db, app, console, parse_params, sessions, warn_if_root
+from arena.commands.common import DEFAULT_DB, MAX_MOVE_TIME, Db, out, parse_params, sessions, warn_if_root
 from arena.errors import ArenaError
 from arena.text import printable
+
+app = typer.Typer()
 
 
 @app.command()
@@ -66,19 +68,19 @@ def play(
         move_time = 2.0
     control = TimeControl(move=move_time, bank=bank, increment=increment, clock=clock, grace=0.1, startup=30.0)
     warn_if_root()
-    console.print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
+    out().print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
                   f"[bold]{escape(printable(row.name))}[/], {control.describe()}. Type 'help' for the commands.",
                   highlight=False)  # fmt: skip
     record = play_against(store, chosen, row, roster.spec(row, row.name), human_seat, control, sys.stdin, sys.stdout)
     final = chosen.replay([m.move for m in record.moves])
-    console.print(final.render(), highlight=False, markup=False)
+    out().print(final.render(), highlight=False, markup=False)
     if record.termination.value == "aborted":
-        console.print(f"Game {record.game_id} left unfinished; it is stored ('arena replay {record.game_id}').")
+        out().print(f"Game {record.game_id} left unfinished; it is stored ('arena replay {record.game_id}').")
         return
     result = "a draw" if record.winner is None else ("you win" if record.winner == human_seat else f"{row.name} wins")
     how = "" if record.termination.value == "normal" else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
     stored = f"Stored as game {record.game_id} ('arena replay {record.game_id}')."
-    console.print(printable(f"Game over: {result}{how}. {stored}"), highlight=False, markup=False)
+    out().print(printable(f"Game over: {result}{how}. {stored}"), highlight=False, markup=False)
 
 
 def _bot_def(kind: str, target: str, params: dict, python: str | None = None):

@@ -1,0 +1,80 @@
+"""``arena bots`` and ``arena register``: the bots arena knows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from arena.commands.common import (
+    DEFAULT_DB,
+    MAX_MOVE_TIME,
+    Db,
+    Json,
+    cells,
+    check_text,
+    out,
+    parse_params,
+    print_json,
+    sessions,
+    warn_if_root,
+)
+from arena.errors import ArenaError
+from arena.text import printable
+
+app = typer.Typer()
+
+
+@app.command()
+def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
+    """List the bots: registered ones and those declared in tournaments."""
+    from arena.listings import bot_rows
+
+    with sessions(db, read_only=True).begin() as session:
+        rows = bot_rows(session)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        out().print("No bots yet: add one with 'arena register PATH_OR_MODULE --name NAME'.")
+        return
+    table = Table("name", "version", "kind", "target", "params", "games", "description")
+    for r in rows:
+        table.add_row(*cells(r["name"], f"v{r['version']}" + ("" if r["registered"] else " (declared)"), r["kind"],
+                             r["target"], json.dumps(r["params"]) if r["params"] else "", ", ".join(r["games"] or []),
+                             r["description"] or ""))  # fmt: skip
+    out().print(table)
+
+
+@app.command()
+def register(
+    target: Annotated[str | None, typer.Argument(help="A bot file (.py) or module (e.g. bots.uct).")] = None,
+    name: Annotated[str | None, typer.Option(help="The bot's name (default: from the file or module).")] = None,
+    command: Annotated[str | None, typer.Option(help="A bot program in any language speaking the protocol.")] = None,
+    param: Annotated[list[str], typer.Option("--param", "-p", help="A parameter, key=value (repeatable).")] = [],  # noqa: B006
+    game: Annotated[list[str], typer.Option("--game", "-g", help="A game to smoke-test it on (repeatable).")] = [],  # noqa: B006
+    interface: Annotated[str, typer.Option(help="python (a bot module) or course2019 (a 2019 course file).")] = "python",
+    python: Annotated[str | None, typer.Option(help="The interpreter to run it with (e.g. python2.7).")] = None,
+    move_time: Annotated[float, typer.Option(min=0.01, max=MAX_MOVE_TIME,
+                                             help="Seconds a move in the smoke game.")] = 2.0,
+    db: Db = DEFAULT_DB,
+) -> None:  # fmt: skip
+    """Register a bot after a smoke game against a random bot."""
+    from arena.registry import register_bot
+
+    if (target is None) == (command is None):
+        raise ArenaError("give either a bot file or module, or --command \"PROGRAM ARGS\"")
+    if interface not in ("python", "course2019"):
+        raise ArenaError(f"--interface must be python or course2019, not {interface!r}")
+    kind = "command" if command is not None else ("course2019" if interface == "course2019" else "python")
+    check_text("the current folder", str(Path.cwd()))  # the folder the bot is declared from, stored with it
+    row, status = register_bot(sessions(db), name=name, kind=kind, target=command or target or "",
+                               params=parse_params(param), games=game, python=python,
+                               move_time=move_time, base=Path.cwd(), starting=warn_if_root)  # fmt: skip
+    out().print(f"{status}: [bold]{escape(printable(row['name']))}[/] v{row['version']} ({escape(row['kind'])} "
+                f"{escape(printable(row['target']))}), games: {escape(printable(', '.join(row['games'])))}",
+                highlight=False)  # fmt: skip

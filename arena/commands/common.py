@@ -1,0 +1,110 @@
+"""What the command groups share: the output consoles, the options every command takes, checks
+of command-line text, bot parameters from ``key=value`` words, and the root warning."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from arena.errors import ArenaError
+from arena.text import clean_data, printable
+
+Db = Annotated[str, typer.Option("--db", envvar="ARENA_DB", help="Database URL (SQLAlchemy).")]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+DEFAULT_DB = "sqlite:///db/arena.sqlite3"
+#: the longest move time the commands that play accept (as a tournament file's ``time.move``)
+MAX_MOVE_TIME = 86_400.0
+#: the width of output that is not a terminal: no line is wrapped (a table keeps its own width)
+PIPED_WIDTH = 10_000
+#: what the commands that run bots say first when they run as root
+ROOT_WARNING = ("warning: arena runs as root, and so do its bots: they can read every file, root's included, in "
+                "the folders they may read (docs/security.md); run arena as an ordinary user")  # fmt: skip
+
+
+def out() -> Console:
+    """The console for standard output: the terminal's, or one that never wraps when the output
+    goes to a file or another program."""
+    console = Console()
+    return console if console.is_terminal else Console(width=PIPED_WIDTH)
+
+
+def err() -> Console:
+    """The console for standard error (messages and warnings), never wrapped when piped."""
+    console = Console(stderr=True)
+    return console if console.is_terminal else Console(stderr=True, width=PIPED_WIDTH)
+
+
+def cells(*values: object) -> list[Text]:
+    """Table cells shown as they are: names and messages from bots are never markup, and their
+    control characters are shown escaped (``printable``), never sent to the terminal."""
+    return [Text(printable(value)) for value in values]
+
+
+def print_json(data: Any) -> None:
+    """``data`` as indented JSON on standard output, its text cleaned."""
+    typer.echo(json.dumps(clean_data(data), indent=2, default=str))
+
+
+def sessions(db: str, read_only: bool = False):
+    """The database at ``db``; ``read_only`` for commands that only look (they never create it)."""
+    from arena.store import open_store
+
+    return open_store(db, read_only=read_only)
+
+
+def check_arguments(arguments: list[str]) -> None:
+    """``ArenaError`` for a command-line word (or ``ARENA_DB``) that is not valid UTF-8, such as
+    a file name in another encoding (arena keeps names and paths as UTF-8 text), or that holds a
+    control character other than tab and newline (the command-line parser would print it raw in
+    its own messages: a file name can hold an escape sequence)."""
+    for number, word in enumerate(arguments, 1):
+        check_text(f"argument {number}", word)
+    check_text("ARENA_DB", os.environ.get("ARENA_DB", ""))
+
+
+def check_text(where: str, word: str) -> None:
+    """``ArenaError`` naming ``where`` if ``word`` is not valid UTF-8 or holds control characters."""
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(os.fsencode(word))[2:-1]
+        raise ArenaError(f"{where} ({shown}) is not valid UTF-8: arena keeps names and paths as UTF-8 text; "
+                         "rename the file (or folder) or give the word in UTF-8") from None  # fmt: skip
+    if printable(word, lines=True) != word:
+        raise ArenaError(f"{where} ({printable(word, 200)}) holds control characters; rename the file (or "
+                         "folder) or leave them out")  # fmt: skip
+
+
+def warn_if_root() -> None:
+    """One line on stderr when arena, and so every bot it starts, runs as root."""
+    if os.geteuid() == 0:
+        err().print(ROOT_WARNING, markup=False, highlight=False, soft_wrap=True)
+
+
+def parse_params(items: list[str]) -> dict[str, Any]:
+    """``key=value`` options as a dict; values are read as YAML (1, 0.5, true, text, [1, 2]),
+    within the tournament file's bounds (``config.load_yaml``); text that is not YAML stays text."""
+    from arena.config import ConfigError, load_yaml, not_plain
+
+    params: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ArenaError(f"--param {item!r}: write key=value, e.g. --param c=1.4")
+        try:
+            read = clean_data(load_yaml(value, f"--param {key.strip()!r}")) if value.strip() else ""
+        except ConfigError as error:
+            if "not valid YAML" not in str(error):
+                raise
+            read = clean_data(value)
+        found = not_plain(read)
+        if found:
+            raise ArenaError(f"--param {item!r}: a value is text, a number, true/false, null, a list or a mapping; "
+                             f"not {found}")  # fmt: skip
+        params[clean_data(key.strip())] = read
+    return params

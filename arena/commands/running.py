@@ -1,0 +1,162 @@
+"""``arena run``: run a tournament, or resume it."""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from arena.commands.common import DEFAULT_DB, Db, check_text, err, out, sessions, warn_if_root
+
+app = typer.Typer()
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="The tournament file.")] = Path("tournament.yaml"),
+    db: Db = DEFAULT_DB,
+    workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: the file's, else the cores).")] = None,
+    name: Annotated[str | None, typer.Option(help="Run under this name instead of the file's.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    pin: Annotated[bool | None, typer.Option("--pin/--no-pin", help="Keep each worker and its bots to a CPU of their own "
+                                                                  "(default: only to CPUs that are idle now).")] = None,
+) -> None:  # fmt: skip
+    """Run the tournament in FILE, or resume it if it exists already."""
+    from pydantic import ValidationError
+
+    from arena.config import ConfigError, load_config
+    from arena.runner import LocalRunner
+    from arena.stages import expected_games
+    from arena.tournament import Progress, TournamentRun, run_lock
+
+    check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
+    config, text = load_config(file)
+    if name is not None:
+        try:
+            config = type(config).model_validate({**config.model_dump(), "name": name})
+        except ValidationError as error:
+            raise ConfigError(f"--name {name!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    log = logging.getLogger("arena")
+    with run_lock(db, config.name) as stale:
+        tournament_run = TournamentRun(config, text, sessions(db), file.resolve().parent, workers)
+        tournament, resumed = tournament_run.prepare()
+        warn_if_root()
+        path = log_file(db, config.name)
+        handler = setup_logging(path)
+        log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
+        if stale:
+            note = f"the last run of this tournament ({stale}) stopped without finishing; taking over its lock"
+            log.warning(note)
+            if not quiet:
+                err().print(f"note: {note}", markup=False, highlight=False)
+        progress = Progress(expected_games(config))
+        runner = LocalRunner(tournament_run.workers, pin=pin)
+        isolation, control = _isolation(), config.time.control().describe()
+        log.info("time: %s; CPUs: %s; bots: %s", control, runner.pinning, isolation)
+        if not quiet:
+            out().print(f"{'Resuming' if resumed else 'Running'} [bold]{escape(config.name)}[/]: {config.game.name}, "
+                        f"{len(config.team_bots())} teams, {progress.total} games, {tournament_run.workers} workers "
+                        f"(log: {escape(str(path))})", highlight=False)  # fmt: skip
+            out().print(f"  time: {control}; CPUs: {runner.pinning}\n  bots: {isolation}", highlight=False,
+                        markup=False)  # fmt: skip
+        start = time.monotonic()
+        try:
+            with ProgressDisplay(quiet) as update:
+                final = tournament_run.run(runner, on_record=lambda record, p: update(p, start), progress=progress)
+        except KeyboardInterrupt:
+            again = shlex.join(["arena", "run", str(file), *(["--name", name] if name else []),
+                                *(["--db", db] if db != DEFAULT_DB else [])])  # fmt: skip
+            err().print(f"stopped; run '{again}' again to resume where it stopped", markup=False)
+            raise typer.Exit(130) from None
+        finally:
+            log.removeHandler(handler)
+        if not quiet:
+            elapsed = time.monotonic() - start
+            replays = f", {final.replays} replayed for an overloaded machine" if final.replays else ""
+            out().print(f"Finished: {final.done} games, {final.forfeits} forfeits{replays}, {elapsed:.1f} s in this "
+                        f"run. See 'arena leaderboard {config.name}'.", highlight=False, markup=False)  # fmt: skip
+            for reason in final.void_reasons[:5]:
+                out().print(f"  replayed: {reason}", highlight=False, markup=False)
+
+
+def log_file(db: str, name: str) -> Path:
+    """Where a tournament's log goes: beside the database file (or in ./db)."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db)
+    beside = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+    folder = Path(url.database).parent if beside else Path("db")
+    folder.mkdir(parents=True, exist_ok=True)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return folder / f"{safe}.log"
+
+
+def setup_logging(path: Path) -> logging.Handler:
+    """Log the harness (workers included, through multiprocessing-logging) to ``path``."""
+    import multiprocessing_logging
+
+    handler = logging.FileHandler(path)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
+    logger = logging.getLogger("arena")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    multiprocessing_logging.install_mp_handler(logger)
+    return handler
+
+
+def _isolation() -> str:
+    """How bots are kept apart and measured on this system, in one line."""
+    from arena.cgroups import support
+
+    found = support()
+    if found is None:
+        return "no control groups here: process groups, /proc scans and a child subreaper"
+    return found.describe()
+
+
+class ProgressDisplay:
+    """A live progress bar on a terminal, a line every few seconds otherwise."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.console = out()
+        self.live = None
+        self.last = 0.0
+        self.done_at_start: int | None = None
+
+    def __enter__(self):
+        if not self.quiet and self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.live = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(),
+                                 TextColumn("forfeits {task.fields[forfeits]}"), console=self.console)  # fmt: skip
+            self.live.__enter__()
+            self.task = self.live.add_task("games", total=None, rate="-", forfeits=0)
+        return self.update
+
+    def update(self, progress, start: float) -> None:
+        """Show ``progress`` (a ``tournament.Progress``) of a run started at ``start``."""
+        if self.quiet:
+            return
+        if self.done_at_start is None:
+            self.done_at_start = progress.done - 1
+        elapsed = max(time.monotonic() - start, 1e-9)
+        rate = (progress.done - self.done_at_start) / elapsed
+        if self.live is not None:
+            self.live.update(self.task, completed=progress.done, total=progress.total,
+                             description=progress.stage, rate=f"{rate:.1f}", forfeits=progress.forfeits)  # fmt: skip
+        elif time.monotonic() - self.last >= 5 or progress.done == progress.total:
+            self.last = time.monotonic()
+            left = (progress.total - progress.done) / rate if rate > 0 else 0
+            self.console.print(f"[{progress.stage}] {progress.done}/{progress.total} games, {rate:.1f} games/s, "
+                               f"ETA {left:.0f} s, {progress.forfeits} forfeits", highlight=False, markup=False)  # fmt: skip
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.__exit__(*exc)
