@@ -12,6 +12,7 @@ package; an interpreter named for a bot is asked its version inside the sandbox.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import shlex
@@ -20,7 +21,6 @@ import subprocess
 import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-import importlib.util
 from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -32,6 +32,7 @@ from arena.loader import is_path
 
 if TYPE_CHECKING:
     from arena.botspec import BotSpec
+    from arena.job import ClockKind
 
 SANDBOX = str(Path(__file__).with_name("sandbox.py"))
 #: the course host program, a file of the installed package (so it works from any installation)
@@ -89,8 +90,10 @@ def package_files(root: Path) -> tuple[Path, ...]:
             found.append(path)
             size += path.stat().st_size
             if len(found) > MAX_CODE_FILES or size > MAX_CODE_BYTES:
-                raise BotKindError(f"the bot package {str(root)!r} is too large to be a bot's code (more than "
-                                   f"{MAX_CODE_FILES} files or {MAX_CODE_BYTES >> 20} MB)")  # fmt: skip
+                raise BotKindError(
+                    f"the bot package {str(root)!r} is too large to be a bot's code (more than "
+                    f"{MAX_CODE_FILES} files or {MAX_CODE_BYTES >> 20} MB)"
+                )
     return tuple(found)
 
 
@@ -100,10 +103,7 @@ def find_module(name: str, folders: list[str] | None = None) -> Path | None:
     importing anything (a top-level name is looked up, never run; below it, folders are searched)."""
     parts = name.split(".")
     try:
-        if folders is None:
-            spec = importlib.util.find_spec(parts[0])
-        else:
-            spec = PathFinder.find_spec(parts[0], folders)
+        spec = importlib.util.find_spec(parts[0]) if folders is None else PathFinder.find_spec(parts[0], folders)
         for index in range(1, len(parts)):
             if spec is None or not spec.submodule_search_locations:
                 return None
@@ -143,8 +143,13 @@ def interpreter_paths(executable: str | None) -> set[str]:
 def harness_paths() -> set[str]:
     """What every bot may read of the harness's installation: its interpreter, arena's code
     and the built-in bots (the host program runs them)."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(arena.__file__).parent),
-             str(Path(bots.__file__).parent)}  # fmt: skip
+    paths = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        str(Path(arena.__file__).parent),
+        str(Path(bots.__file__).parent),
+    }
     return paths
 
 
@@ -157,7 +162,7 @@ def harness_links(folder: Path) -> str:
     if not links.is_dir():
         links.mkdir()
         for package in (arena, bots):
-            os.symlink(Path(package.__file__).parent, links / package.__name__)
+            os.symlink(Path(str(package.__file__)).parent, links / package.__name__)
     return str(links)
 
 
@@ -175,7 +180,7 @@ class BotKind(ABC):
 
     name: ClassVar[str]
     #: the clock its bots are timed by whatever the tournament says (``None``: the tournament's)
-    clock: ClassVar[str | None] = None
+    clock: ClassVar[ClockKind | None] = None
     #: whether its bots surely answer ``describe`` (arena's own host programs do)
     answers_describe: ClassVar[bool] = True
 
@@ -227,8 +232,9 @@ class PythonBot(BotKind):
                 raise BotKindError(f"no bot file {target!r} (looked in {base})")
             return str(path)
         if not all(part.isidentifier() for part in target.split(".")):
-            raise BotKindError(f"{target!r} is not a module name: give a dotted module name (e.g. bots.uct) or a "
-                               "path to a .py file")  # fmt: skip
+            raise BotKindError(
+                f"{target!r} is not a module name: give a dotted module name (e.g. bots.uct) or a path to a .py file"
+            )
         return target
 
     def code(self, target: str, base: Path) -> Code:
@@ -244,8 +250,10 @@ class PythonBot(BotKind):
             return Code(root, package_files(root), bundle=True)
         found = find_module(target)
         if found is None:
-            raise BotKindError(f"no bot module {target!r}: give a dotted module name (e.g. bots.uct) importable "
-                               "from the tournament's folder, or a path to a .py file")  # fmt: skip
+            raise BotKindError(
+                f"no bot module {target!r}: give a dotted module name (e.g. bots.uct) importable "
+                "from the tournament's folder, or a path to a .py file"
+            )
         return Code(found, (found,))
 
     def command(self, spec: BotSpec, game: dict[str, Any] | None) -> list[str]:
@@ -387,35 +395,58 @@ def check_interpreter(python: str, timeout: float = 20.0) -> str:
     from arena.course import InterpreterError
     from arena.process import bot_environment
 
-    how = ("give the path or name of an installed Python (2.7 or 3.x), e.g. --python python2.7 "
-           "or --python \"$(pyenv prefix 2.7.18)/bin/python2.7\"")  # fmt: skip
+    how = (
+        "give the path or name of an installed Python (2.7 or 3.x), e.g. --python python2.7 "
+        'or --python "$(pyenv prefix 2.7.18)/bin/python2.7"'
+    )
     executable = shutil.which(python)
     if executable is None:
         raise InterpreterError(f"interpreter {python!r} not found; {how}")
     if not os.access(executable, os.X_OK):
         raise InterpreterError(f"interpreter {python!r} cannot be executed (permission denied); {how}")
     reads = sorted(interpreter_paths(python) | harness_paths())
-    argv = [sys.executable, "-I", "-S", SANDBOX, *(arg for path in reads for arg in ("--read", path)), "--",
-            executable, "--version"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-I",
+        "-S",
+        SANDBOX,
+        *(arg for path in reads for arg in ("--read", path)),
+        "--",
+        executable,
+        "--version",
+    ]
     from arena import scratch
 
     home = scratch.make("check")
     try:
         try:
-            done = subprocess.run(argv, capture_output=True, timeout=timeout, text=True, errors="replace",
-                                  stdin=subprocess.DEVNULL, cwd=home, env=bot_environment(str(home)),
-                                  start_new_session=True)  # fmt: skip
+            done = subprocess.run(
+                argv,
+                capture_output=True,
+                timeout=timeout,
+                text=True,
+                errors="replace",
+                stdin=subprocess.DEVNULL,
+                cwd=home,
+                env=bot_environment(str(home)),
+                start_new_session=True,
+            )
         except subprocess.TimeoutExpired:
-            raise InterpreterError(f"interpreter {python!r} did not answer --version within {timeout:g} s; "
-                                   f"{how}") from None  # fmt: skip
+            raise InterpreterError(
+                f"interpreter {python!r} did not answer --version within {timeout:g} s; {how}"
+            ) from None
     finally:
         shutil.rmtree(home, ignore_errors=True)
     # Python 2 prints its version on stderr, Python 3 on stdout; the sandbox says what it enforced
-    lines = [line for line in (done.stdout + done.stderr).splitlines()
-             if not (line.startswith("arena sandbox:") and "no core dumps" in line)]  # fmt: skip
+    lines = [
+        line
+        for line in (done.stdout + done.stderr).splitlines()
+        if not (line.startswith("arena sandbox:") and "no core dumps" in line)
+    ]
     version = [line for line in lines if line.startswith("Python ")]
     if done.returncode != 0 or not version:
         said = " ".join(lines)[-200:]
-        raise InterpreterError(f"{python!r} is not a working Python interpreter "
-                               f"(--version gave status {done.returncode}: {said!r}); {how}")  # fmt: skip
+        raise InterpreterError(
+            f"{python!r} is not a working Python interpreter (--version gave status {done.returncode}: {said!r}); {how}"
+        )
     return version[-1]

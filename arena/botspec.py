@@ -6,9 +6,12 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.botkinds import SANDBOX, BotKind, harness_paths, interpreter_paths, kind_of
+
+if TYPE_CHECKING:
+    from arena.job import ClockKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +43,16 @@ class BotSpec:
 
     @property
     def parameters(self) -> dict[str, Any]:
-        return json.loads(self.params)
+        """The parameters, as data."""
+        params: dict[str, Any] = json.loads(self.params)
+        return params
 
     @property
     def bot_kind(self) -> BotKind:
         return kind_of(self.kind)
 
     @property
-    def clock_kind(self) -> str | None:
+    def clock_kind(self) -> ClockKind | None:
         """The clock this bot is timed by whatever the tournament says (a course bot keeps the
         wall clock: course bots time themselves); ``None``: the tournament's."""
         return self.bot_kind.clock
@@ -65,8 +70,12 @@ class BotSpec:
     def confinement(self) -> dict[str, Any]:
         """The sandbox's settings for this bot (arguments of ``sandbox.confine``; the worker
         adds its own: ``parent_pid``, ``cgroups``, ``shared_memory``)."""
-        return {"memory_mb": self.memory_mb, "file_size_mb": self.file_size_mb,
-                "read": self.readable(self.command()), "open_": not self.sandbox}  # fmt: skip
+        return {
+            "memory_mb": self.memory_mb,
+            "file_size_mb": self.file_size_mb,
+            "read": self.readable(self.command()),
+            "open_": not self.sandbox,
+        }
 
     def argv(self, settings: dict[str, Any] | None = None, game: dict[str, Any] | None = None) -> list[str]:
         """The command line that starts this bot, confined by the sandbox wrapper with

@@ -65,7 +65,7 @@ class Support:
 
 def _mounts() -> list[tuple[str, str, str]]:
     """(mount point, file system type, super options) of every mount (``/proc/self/mountinfo``)."""
-    found = []
+    found: list[tuple[str, str, str]] = []
     try:
         text = Path("/proc/self/mountinfo").read_text()
     except OSError:
@@ -80,7 +80,7 @@ def _mounts() -> list[tuple[str, str, str]]:
 
 def _own_groups() -> dict[str, str]:
     """This process's group in each hierarchy: ``""`` for v2, a controller's name for v1."""
-    groups = {}
+    groups: dict[str, str] = {}
     try:
         text = Path("/proc/self/cgroup").read_text()
     except OSError:
@@ -116,7 +116,7 @@ def support() -> Support | None:
         controllers = frozenset((base / "cgroup.subtree_control").read_text().split())
     except OSError:
         controllers = frozenset()
-    v1 = {}
+    v1: dict[str, Path] = {}
     for controller in ("memory", "pids"):
         if controller in controllers:
             continue
@@ -183,8 +183,9 @@ class Cgroup:
             group.pass_controllers()
         return group
 
-    def child(self, name: str, memory_mb: int | None = None, processes: int | None = None,
-              holds_groups: bool = False) -> Cgroup | None:  # fmt: skip
+    def child(
+        self, name: str, memory_mb: int | None = None, processes: int | None = None, holds_groups: bool = False
+    ) -> Cgroup | None:
         """A group ``name`` below this one with these limits (``None``: none), or ``None``.
         ``holds_groups``: it will hold groups, not processes (a worker's), so it passes the
         controllers on (in v2 a group that does cannot hold processes itself)."""
@@ -323,7 +324,7 @@ def _rmtree(folder: Path, end: float) -> bool:
     if not folder.exists():
         return True
     children = [entry for entry in folder.iterdir() if entry.is_dir()]
-    done = all([_rmtree(child, end) for child in children])
+    done = all(_rmtree(child, end) for child in children)
     while True:
         try:
             folder.rmdir()
@@ -355,4 +356,3 @@ def remove_stale(found: Support) -> list[str]:
             if _rmtree(entry, time.monotonic() + 1.0):
                 removed.append(entry.name)
     return removed
-

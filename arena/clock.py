@@ -17,10 +17,11 @@ class Clock:
     after that.
     """
 
-    __slots__ = ("limit", "deadline", "kind", "now", "bank")
+    __slots__ = ("bank", "deadline", "kind", "limit", "now")
 
-    def __init__(self, limit: float | None = None, start: float | None = None, kind: str = "wall",
-                 bank: float | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, limit: float | None = None, start: float | None = None, kind: str = "wall", bank: float | None = None
+    ) -> None:
         self.limit = limit
         self.kind = kind
         self.now = time.process_time if kind == "cpu" else time.monotonic

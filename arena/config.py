@@ -17,7 +17,7 @@ import re
 import shlex
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import yaml
 from pydantic import (
@@ -28,6 +28,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from arena.errors import ArenaError
 from arena.games import GameParameterError, UnknownGameError, get_game
@@ -89,7 +90,10 @@ def not_plain(value: Any) -> str | None:
     return f"{value!r} (a {type(value).__name__})"
 
 
-def _at_most(value: float | None, bound: float, unit: str) -> float | None:
+F = TypeVar("F", float, float | None)
+
+
+def _at_most(value: F, bound: float, unit: str) -> F:
     if value is not None and value > bound:
         raise ValueError(f"at most {bound:.15g} {unit}; got {value:.15g}")
     return value
@@ -117,9 +121,11 @@ class BotDef(Strict):
     def _one_target(self) -> BotDef:
         given = [k for k in ("module", "path", "command", "course") if getattr(self, k)]
         if len(given) != 1:
-            raise ValueError("give exactly one of module (e.g. bots.uct), path (a .py file), "
-                             "command (a program speaking the protocol) or course (a 2019 "
-                             f"course bot file); got {', '.join(given) or 'none'}")  # fmt: skip
+            raise ValueError(
+                "give exactly one of module (e.g. bots.uct), path (a .py file), "
+                "command (a program speaking the protocol) or course (a 2019 "
+                f"course bot file); got {', '.join(given) or 'none'}"
+            )
         if self.command and self.params:
             raise ValueError("a command bot takes its parameters on its command line, not params")
         from arena.botkinds import kind_of
@@ -132,7 +138,7 @@ class BotDef(Strict):
     @classmethod
     def of(cls, kind: str, target: str, params: dict[str, Any] | None = None, python: str | None = None) -> BotDef:
         """The definition of a bot of ``kind`` (as stored) with ``target``."""
-        from arena.botkinds import is_path
+        from arena.loader import is_path
 
         key = {"command": "command", "course2019": "course"}.get(kind) or ("path" if is_path(target) else "module")
         return cls(**{key: target}, params=params or {}, python=python)
@@ -193,9 +199,17 @@ class TimeDef(Strict):
         """The time control every game of the tournament is played under."""
         from arena.job import TimeControl
 
-        return TimeControl(move=self.move, bank=self.bank, increment=self.increment, clock=self.clock,
-                           grace=self.grace, startup=self.startup, backstop=self.backstop,
-                           on_overload=self.on_overload, max_replays=self.max_replays)  # fmt: skip
+        return TimeControl(
+            move=self.move,
+            bank=self.bank,
+            increment=self.increment,
+            clock=self.clock,
+            grace=self.grace,
+            startup=self.startup,
+            backstop=self.backstop,
+            on_overload=self.on_overload,
+            max_replays=self.max_replays,
+        )
 
     @field_validator("move")
     @classmethod
@@ -290,8 +304,9 @@ class TournamentDef(Strict):
         count = len(self.team_bots())
         if count < 2:
             where = "teams" if self.teams is not None else "bots"
-            found.append((where, "a tournament needs at least two teams (under teams:, or bots: when every "
-                                 "bot is a team)"))  # fmt: skip
+            found.append(
+                (where, "a tournament needs at least two teams (under teams:, or bots: when every bot is a team)")
+            )
             return found
         for number, stage in enumerate(self.stages):
             where, name = f"stages.{number}", f"stage {stage.name!r}"
@@ -302,8 +317,13 @@ class TournamentDef(Strict):
             pairs = larger * (size + 1) * size // 2 + (stage.pools - larger) * size * (size - 1) // 2
             games = pairs * stage.games_per_pair
             if games > MAX_STAGE_GAMES:
-                found.append((where, f"{name} would play {games:,} games; a stage plays at most {MAX_STAGE_GAMES:,} "
-                                     "(fewer teams a pool, or fewer games a pair)"))
+                found.append(
+                    (
+                        where,
+                        f"{name} would play {games:,} games; a stage plays at most {MAX_STAGE_GAMES:,} "
+                        "(fewer teams a pool, or fewer games a pair)",
+                    )
+                )
                 return found
             if number == len(self.stages) - 1:
                 if size < 2:
@@ -339,13 +359,12 @@ class TournamentDef(Strict):
         return hashlib.sha256(self.canonical().encode()).hexdigest()
 
 
-def _location(error: dict[str, Any]) -> str:
+def _location(error: ErrorDetails) -> str:
     return ".".join(str(part) for part in error["loc"] if not str(part).startswith("function-")) or "(top)"
 
 
-def _message(error: dict[str, Any]) -> str:
-    message = error["msg"]
-    return message.removeprefix("Value error, ")
+def _message(error: ErrorDetails) -> str:
+    return error["msg"].removeprefix("Value error, ")
 
 
 def name_problem(name: str) -> str | None:
@@ -382,16 +401,19 @@ def check_command(command: str) -> list[str]:
     try:
         words = shlex.split(command)
     except ValueError as error:
-        raise ValueError(f"the command line {command!r} cannot be split into words ({error}); "
-                         "check its quotes") from None
+        raise ValueError(
+            f"the command line {command!r} cannot be split into words ({error}); check its quotes"
+        ) from None
     if not words:
         raise ValueError("the command line is empty")
     for number, word in enumerate(words, 1):
         # arena looks each word up as a file; a name the file system cannot hold fails that look
         longest = max(len(os.fsencode(part)) for part in word.split("/"))
         if len(os.fsencode(word)) >= MAX_PATH or longest > MAX_FILE_NAME:
-            raise ValueError(f"word {number} of the command line is longer than a file name or path may be "
-                             f"({MAX_FILE_NAME} and {MAX_PATH - 1} bytes); pass long data in a file")
+            raise ValueError(
+                f"word {number} of the command line is longer than a file name or path may be "
+                f"({MAX_FILE_NAME} and {MAX_PATH - 1} bytes); pass long data in a file"
+            )
     return words
 
 
@@ -423,14 +445,16 @@ def read_file(path: str | os.PathLike[str], what: str) -> str:
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > MAX_FILE:
-        raise ConfigError(f"the {what} {name!r} is larger than {MAX_FILE // 1024} KiB; a tournament file is "
-                          "a few lines of YAML")
+        raise ConfigError(
+            f"the {what} {name!r} is larger than {MAX_FILE // 1024} KiB; a tournament file is a few lines of YAML"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        raise ConfigError(f"the {what} {name!r} is not UTF-8 text (byte {error.start + 1}, line {line}); "
-                          "save it as UTF-8") from None
+        raise ConfigError(
+            f"the {what} {name!r} is not UTF-8 text (byte {error.start + 1}, line {line}); save it as UTF-8"
+        ) from None
 
 
 class _TooDeep(Exception):
@@ -451,7 +475,7 @@ class _BoundedLoader(yaml.SafeLoader):
         self.depth += 1
         try:
             if self.depth > MAX_YAML_DEPTH:
-                raise _TooDeep(self.peek_event().start_mark)
+                raise _TooDeep(self.peek_event().start_mark)  # type: ignore[no-untyped-call]
             return super().compose_node(parent, index)
         finally:
             self.depth -= 1
@@ -497,6 +521,8 @@ def _expanded_problem(root: yaml.Node) -> str | None:
             return f"it nests deeper than {MAX_YAML_DEPTH} levels once its aliases are expanded"
         sizes[key] = (nodes, characters, depth)
     return None
+
+
 def load_yaml(text: str, source: str) -> Any:
     """The YAML document ``text`` as Python data, within the bounds above (``MAX_YAML_DEPTH``,
     ``MAX_YAML_NODES``, ``MAX_YAML_TEXT``); ``ConfigError`` naming ``source`` otherwise."""
@@ -512,8 +538,10 @@ def load_yaml(text: str, source: str) -> Any:
         return loader.construct_document(node)
     except yaml.reader.ReaderError as error:
         line = text.count("\n", 0, error.position) + 1
-        raise ConfigError(f"{source}: not valid YAML at line {line}: the character {error.character:#06x} (a control "
-                          "or other special character) is not allowed in YAML") from None
+        raise ConfigError(
+            f"{source}: not valid YAML at line {line}: the character {error.character:#06x} (a control "
+            "or other special character) is not allowed in YAML"
+        ) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -536,8 +564,9 @@ def parse_config(text: str, source: str = "tournament file", base: Path | None =
     if data is None:
         raise ConfigError(f"{source} is empty; a tournament needs at least name, game and bots")
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping with at least name, game and bots or "
-                          f"teams; got {type(data).__name__}")  # fmt: skip
+        raise ConfigError(
+            f"{source}: expected a mapping with at least name, game and bots or teams; got {type(data).__name__}"
+        )
     data = _include_roster(data, source, base)
     names = _name_problems(data)
     if names:

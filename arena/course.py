@@ -29,8 +29,10 @@ def check_params(params: dict[str, object]) -> str | None:
     parameter or a class that is not a name."""
     unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
-        raise CourseBotError(f"a course bot takes no parameter but 'class' (the bot class in its "
-                             f"file), not {', '.join(map(repr, unknown))}")  # fmt: skip
+        raise CourseBotError(
+            f"a course bot takes no parameter but 'class' (the bot class in its "
+            f"file), not {', '.join(map(repr, unknown))}"
+        )
     name = params.get("class")
     if name is None:
         return None

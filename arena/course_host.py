@@ -44,7 +44,7 @@ NO_MOVE = (-1, -1, -1)
 GAMES = ["xtreme"]
 _PR_SET_PDEATHSIG = 1
 _THIS_FILE = os.path.abspath(__file__.replace(".pyc", ".py"))
-_STRINGS = (str, type(u""))  # Python 2: a cell set to u"x" holds the same text as "x"
+_STRINGS = (str, type(""))  # Python 2: a cell set to u"x" holds the same text as "x"
 
 
 def _plain_ints(values):
@@ -78,7 +78,7 @@ class BigBoard(object):
             halves = []
             for k in range(2):
                 cells = self.big_boards_status[k][row]
-                halves.append(" | ".join(" ".join(cells[i:i + 3]) for i in (0, 3, 6)))
+                halves.append(" | ".join(" ".join(cells[i : i + 3]) for i in (0, 3, 6)))
             print(gap.join(halves))
         print()
         for row in range(3):
@@ -89,10 +89,12 @@ class BigBoard(object):
     def _empty_cells(self, k, board_row, board_col):
         """The empty cells of small board (board_row, board_col) of big board k."""
         grid = self.big_boards_status[k]
-        return [(k, row, col)
-                for row in range(3 * board_row, 3 * board_row + 3)
-                for col in range(3 * board_col, 3 * board_col + 3)
-                if grid[row][col] == EMPTY]
+        return [
+            (k, row, col)
+            for row in range(3 * board_row, 3 * board_row + 3)
+            for col in range(3 * board_col, 3 * board_col + 3)
+            if grid[row][col] == EMPTY
+        ]
 
     def _free_cells(self):
         """Every empty cell of every open small board, on both big boards."""
@@ -244,8 +246,9 @@ def _describe_value(value):
 def check_reply(value):
     """The move ``value`` as a tuple of three ints; ``Forfeit`` unless it is exactly that."""
     if type(value) is not tuple or not _plain_ints(value):
-        raise Forfeit("illegal_move", "move() returned %s, not a tuple of three plain ints "
-                                      "(k, row, col)" % _describe_value(value))
+        raise Forfeit(
+            "illegal_move", "move() returned %s, not a tuple of three plain ints (k, row, col)" % _describe_value(value)
+        )
     return value
 
 
@@ -275,8 +278,11 @@ def _error_reply(error, what):
     """The ``error`` reply for an exception the bot raised while doing ``what``, with the
     last lines of its traceback (the bot's frames, not this host's or the import machinery's)."""
     kind = "resource_limit" if isinstance(error, MemoryError) else "exception"
-    frames = [frame for frame in traceback.extract_tb(sys.exc_info()[2])
-              if os.path.abspath(frame[0]) != _THIS_FILE and not frame[0].startswith("<frozen")]
+    frames = [
+        frame
+        for frame in traceback.extract_tb(sys.exc_info()[2])
+        if os.path.abspath(frame[0]) != _THIS_FILE and not frame[0].startswith("<frozen")
+    ]
     detail = _text(error)
     message = "%s raised %s%s" % (what, type(error).__name__, ": " + detail if detail else "")
     if frames:
@@ -287,7 +293,7 @@ def _error_reply(error, what):
 def _text(value):
     """``value`` as text (Python 2: unicode), whatever bytes it holds."""
     try:
-        text = value if isinstance(value, type(u"")) else str(value)
+        text = value if isinstance(value, type("")) else str(value)
     except Exception:
         return _short_repr(value)
     if isinstance(text, bytes):
@@ -320,8 +326,11 @@ def load_bot_file(path):
 
 def _classes(module):
     """The classes defined in ``module`` (old-style Python 2 classes included), by name."""
-    return sorted(name for name, value in vars(module).items()
-                  if inspect.isclass(value) and getattr(value, "__module__", None) == module.__name__)
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if inspect.isclass(value) and getattr(value, "__module__", None) == module.__name__
+    )
 
 
 def find_class(module, path, name=None):
@@ -330,14 +339,18 @@ def find_class(module, path, name=None):
     found = _classes(module)
     movers = [c for c in found if callable(getattr(getattr(module, c), "move", None))]
     file_name = os.path.basename(path)
-    how = ("choose one with the bot parameter class (arena register ... --param class=NAME, or "
-           "params: {class: NAME} in the tournament file)")
+    how = (
+        "choose one with the bot parameter class (arena register ... --param class=NAME, or "
+        "params: {class: NAME} in the tournament file)"
+    )
     if name is not None:
         value = getattr(module, name, None)
         if inspect.isclass(value) and callable(getattr(value, "move", None)):
             return value
-        raise NoBotClass("%s has no class %r with a move method; its classes with one: %s; %s"
-                          % (file_name, name, ", ".join(movers) or "none", how))
+        raise NoBotClass(
+            "%s has no class %r with a move method; its classes with one: %s; %s"
+            % (file_name, name, ", ".join(movers) or "none", how)
+        )
     stem = os.path.splitext(file_name)[0].lower()
     named = [c for c in movers if c.lower() == stem]
     if len(named) == 1:
@@ -345,10 +358,14 @@ def find_class(module, path, name=None):
     if len(movers) == 1:
         return getattr(module, movers[0])
     if not movers:
-        raise NoBotClass("%s defines no class with a move(board, old_move, flag) method "
-                          "(classes found: %s)" % (file_name, ", ".join(found) or "none"))
-    raise NoBotClass("%s defines several classes with a move method (%s) and none is named "
-                      "after the file; %s" % (file_name, ", ".join(movers), how))
+        raise NoBotClass(
+            "%s defines no class with a move(board, old_move, flag) method "
+            "(classes found: %s)" % (file_name, ", ".join(found) or "none")
+        )
+    raise NoBotClass(
+        "%s defines several classes with a move method (%s) and none is named "
+        "after the file; %s" % (file_name, ", ".join(movers), how)
+    )
 
 
 def _first_comment(path):
@@ -401,29 +418,31 @@ class Host(object):
 
     def describe(self):
         self.load()
-        return {"type": "description", "description": description(self.cls, self.module, self.path),
-                "games": GAMES, "parameters": None}
+        return {
+            "type": "description",
+            "description": description(self.cls, self.module, self.path),
+            "games": GAMES,
+            "parameters": None,
+        }
 
     def new_game(self, message):
         self.bot = self.game = None
         spec = message.get("game") or {}
         name = spec.get("name") if isinstance(spec, dict) else spec
         if name != "xtreme":
-            return {"type": "error", "kind": "exception",
-                    "message": "course bots play xtreme only, not %r" % (name,)}
+            return {"type": "error", "kind": "exception", "message": "course bots play xtreme only, not %r" % (name,)}
         self.load()
         seed = message.get("seed")
         if isinstance(seed, numbers.Integral):  # the bots' random module, seeded per game
             random.seed(seed)
             numpy = sys.modules.get("numpy")
             if numpy is not None:
-                numpy.random.seed(seed % (2 ** 32))
+                numpy.random.seed(seed % (2**32))
         self.flag = SYMBOLS[message.get("seat", 0)]
         self.doing = "%s()" % self.cls.__name__
         self.bot = self.cls()
         self.game = CourseGame()
-        return {"type": "ready", "description": description(self.cls, self.module, self.path),
-                "games": GAMES}
+        return {"type": "ready", "description": description(self.cls, self.module, self.path), "games": GAMES}
 
     def move(self, message):
         game = self.game
@@ -433,8 +452,10 @@ class Host(object):
             game.play(parse_move(text))
         ply = message.get("ply", game.ply)
         if ply != game.ply or game.over or SYMBOLS[game.to_move] != self.flag:
-            raise OutOfStep("out of step: harness at ply %s, host at ply %d with %s to move"
-                            % (ply, game.ply, SYMBOLS[game.to_move]))
+            raise OutOfStep(
+                "out of step: harness at ply %s, host at ply %d with %s to move"
+                % (ply, game.ply, SYMBOLS[game.to_move])
+            )
         given = copy.deepcopy(game.board)
         before = snapshot(game.board)
         try:
@@ -443,8 +464,7 @@ class Host(object):
             self.game = None
             return _error_reply(error, "move()")
         if snapshot(given) != before:
-            raise Forfeit("illegal_move", "the bot changed the board it was given in move() "
-                                          "(the course forfeits that)")
+            raise Forfeit("illegal_move", "the bot changed the board it was given in move() (the course forfeits that)")
         move = check_reply(value)
         if move in game.board.find_valid_move_cells(game.last_move):
             game.play(move)
@@ -469,7 +489,7 @@ def read_lines(fd):
     while True:
         end = buffer.find(b"\n")
         if end >= 0:
-            line, buffer = buffer[:end], buffer[end + 1:]
+            line, buffer = buffer[:end], buffer[end + 1 :]
             yield line
             continue
         chunk = os.read(fd, 1 << 16)
@@ -513,16 +533,17 @@ def serve(host, fd_in, fd_out):
             host.game_over()
             reply = _error_reply(error, host.doing)
             if isinstance(error, SyntaxError) and sys.version_info[0] >= 3:
-                reply["message"] += ("\n(a Python 2 file? run it with a Python 2.7 interpreter: "
-                                     "arena register ... --python python2.7)")
+                reply["message"] += (
+                    "\n(a Python 2 file? run it with a Python 2.7 interpreter: arena register ... --python python2.7)"
+                )
             _reply(fd_out, reply)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="course_host.py",
-                                     description="Run a 2019 course bot file as an arena bot.")
-    parser.add_argument("--class", dest="class_name", default=None,
-                        help="the bot class (default: TeamN for teamN.py, or the only one)")
+    parser = argparse.ArgumentParser(prog="course_host.py", description="Run a 2019 course bot file as an arena bot.")
+    parser.add_argument(
+        "--class", dest="class_name", default=None, help="the bot class (default: TeamN for teamN.py, or the only one)"
+    )
     parser.add_argument("bot_file")
     options = parser.parse_args(argv)
     path = os.path.abspath(options.bot_file)

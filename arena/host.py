@@ -63,8 +63,11 @@ class Host:
         rng = random.Random(message["seed"])
         self.bot = make_player(self.module, game, message["seat"], rng, self.params)
         self.game, self.state = game, game.initial_state()
-        return {"type": "ready", "description": description(self.module),
-                "games": list(getattr(self.module, "GAMES", []) or [])}
+        return {
+            "type": "ready",
+            "description": description(self.module),
+            "games": list(getattr(self.module, "GAMES", []) or []),
+        }
 
     def describe(self) -> dict[str, Any]:
         from arena.loader import check_contract, description, load_module
@@ -73,9 +76,12 @@ class Host:
             self.module = load_module(self.target)
         check_contract(self.module, self.target)
         params = getattr(self.module, "PARAMETERS", None)
-        return {"type": "description", "description": description(self.module),
-                "games": list(getattr(self.module, "GAMES", []) or []),
-                "parameters": sorted(params) if isinstance(params, dict) else None}  # fmt: skip
+        return {
+            "type": "description",
+            "description": description(self.module),
+            "games": list(getattr(self.module, "GAMES", []) or []),
+            "parameters": sorted(params) if isinstance(params, dict) else None,
+        }
 
     def warm_up(self, spec: dict[str, Any]) -> None:
         """Load the bot and call its module's ``warm_up(game, **params)``, if it has one (the
@@ -91,7 +97,7 @@ class Host:
             hook = getattr(self.module, "warm_up", None)
             if callable(hook):
                 hook(game, **self.params)
-        except Exception as error:  # noqa: BLE001 - the bot's own error shows in its games
+        except Exception as error:
             sys.stderr.write(f"arena host: warming up failed: {type(error).__name__}: {error}\n")
 
     def move(self, message: dict[str, Any], received: tuple[float, float]) -> dict[str, Any]:

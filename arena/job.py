@@ -84,7 +84,7 @@ class SeatClock:
     """One seat's clock during one game: the limit of its next move, and what is left in its
     bank. ``kind`` is the clock it is timed by (a course bot keeps ``wall``)."""
 
-    __slots__ = ("control", "kind", "bank")
+    __slots__ = ("bank", "control", "kind")
 
     def __init__(self, control: TimeControl, kind: ClockKind) -> None:
         self.control = control

@@ -31,8 +31,11 @@ READ = EXECUTE | READ_FILE | READ_DIR
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]  # fmt: skip
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -40,7 +43,7 @@ class _PathBeneathAttr(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-def _libc():
+def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
@@ -65,8 +68,11 @@ def restrict(read: list[str], write: list[str], deny_tcp: bool = True) -> int:
         return 0
     libc = _libc()
     handled = _fs_rights(abi)
-    attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if deny_tcp and abi >= 4 else 0,
-                        SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)  # fmt: skip
+    attr = _RulesetAttr(
+        handled,
+        NET_BIND_TCP | NET_CONNECT_TCP if deny_tcp and abi >= 4 else 0,
+        SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0,
+    )
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
     ruleset = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), size, 0)
     if ruleset < 0:
@@ -84,7 +90,7 @@ def restrict(read: list[str], write: list[str], deny_tcp: bool = True) -> int:
     return abi
 
 
-def _allow(libc, ruleset: int, path: str, rights: int) -> None:
+def _allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError:

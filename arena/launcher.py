@@ -8,7 +8,7 @@ arena.launcher``, which imports all of that once and then forks a bot on request
 - the worker sends the bot's settings and the three ends of its pipes (stdin, stdout,
   stderr) over a unix socket;
 - the launcher forks twice and the middle process exits at once, so that the bot is handed
-  to the worker (a child subreaper, see worker.py): the bot is the worker's child, as if the
+  to the worker (a child subreaper, see reaper.py): the bot is the worker's child, as if the
   worker had started it, and the worker waits for it, times it and kills it as any other;
 - the bot sets itself up as a freshly started one would be: its own session, its working
   folder, its scrubbed environment, no other file descriptors, death with the worker, then
@@ -49,9 +49,10 @@ class Forked:
     def __init__(self, pid: int, stdin: int, stdout: int, stderr: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
-        self.stdin = open(stdin, "wb", buffering=0)
-        self.stdout = open(stdout, "rb", buffering=0)
-        self.stderr = open(stderr, "rb", buffering=0)
+        # the bot's pipes, kept open for its life and closed by its BotProcess
+        self.stdin = os.fdopen(stdin, "wb", buffering=0)
+        self.stdout = os.fdopen(stdout, "rb", buffering=0)
+        self.stderr = os.fdopen(stderr, "rb", buffering=0)
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -83,9 +84,13 @@ class Launcher:
         # its command line also names the folder the worker runs in, for ps (and tests)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "arena.launcher", str(os.getpid()), str(theirs.fileno()), game, os.getcwd()],
-            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            cwd=env["HOME"], env=env, start_new_session=True,
-        )  # fmt: skip
+            pass_fds=[theirs.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            cwd=env["HOME"],
+            env=env,
+            start_new_session=True,
+        )
         theirs.close()
         self.socket = ours
 
@@ -93,8 +98,9 @@ class Launcher:
     def pid(self) -> int:
         return self.process.pid
 
-    def spawn(self, host_arguments: list[str], confinement: dict[str, Any], workdir: str,
-              env: dict[str, str]) -> Forked:  # fmt: skip
+    def spawn(
+        self, host_arguments: list[str], confinement: dict[str, Any], workdir: str, env: dict[str, str]
+    ) -> Forked:
         """Fork a bot that runs ``arena.host`` with ``host_arguments``; ``LaunchError`` if the
         launcher cannot (it is then of no more use)."""
         ends = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr: (read, write)
@@ -114,7 +120,7 @@ class Launcher:
             for fd in ours:
                 os.close(fd)
             raise LaunchError(f"the launcher could not start the bot: {reply.get('error')}")
-        return Forked(reply["pid"], *ours)
+        return Forked(int(reply["pid"]), *ours)
 
     def close(self) -> None:
         self.socket.close()  # the launcher sees the end of its input and exits
@@ -136,8 +142,8 @@ def _preload(game: str) -> None:
     import gc
     import random
 
-    import arena.clock  # noqa: F401
-    import arena.host  # noqa: F401
+    import arena.clock
+    import arena.host
     import arena.loader  # noqa: F401
     from arena.games import get_game
 
@@ -165,7 +171,7 @@ def _become_bot(request: dict[str, Any], fds: list[int], worker: int) -> None:
         os.environ.update(request["env"])
         sys.path[0] = request["workdir"]  # as ``python -m`` would have it
         if "tempfile" in sys.modules:
-            sys.modules["tempfile"].tempdir = None  # found again from TMPDIR
+            sys.modules["tempfile"].tempdir = None  # type: ignore[attr-defined]  # found again from TMPDIR
         from arena import sandbox
 
         sandbox.confine(**request["confinement"])
@@ -198,6 +204,7 @@ def serve(connection: socket.socket, worker: int) -> None:
             return
         if not message:
             return
+        reply: dict[str, int | str]
         try:
             request = json.loads(message)
             reply = {"pid": _fork(request, fds, worker)}

@@ -46,8 +46,7 @@ def load_module(target: str) -> ModuleType:
     except ModuleNotFoundError as error:
         if error.name and target.startswith(error.name):
             raise BotLoadError(
-                f"no bot module {target!r}: give a dotted module name (e.g. bots.uct) "
-                "or a path to a .py file"
+                f"no bot module {target!r}: give a dotted module name (e.g. bots.uct) or a path to a .py file"
             ) from None
         raise BotLoadError(f"bot module {target!r} failed to import: {_describe(error)}") from error
     except Exception as error:
@@ -64,8 +63,7 @@ def check_contract(module: ModuleType, target: str, game: str | None = None) -> 
     move = getattr(module, "move", None)
     if not callable(factory) and not callable(move):
         raise BotLoadError(
-            f"bot {target!r} has neither make_bot(game, seat, rng, **params) nor "
-            "move(state, clock); define one of them"
+            f"bot {target!r} has neither make_bot(game, seat, rng, **params) nor move(state, clock); define one of them"
         )
     if callable(factory) and len(inspect.signature(factory).parameters) < 3:
         raise BotLoadError(f"bot {target!r}: make_bot must take (game, seat, rng, **params)")

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from arena.games import Game, Outcome
-from arena.job import SeatClock, TimeControl
+from arena.games import Game, Outcome, State
+from arena.job import ClockKind, SeatClock, TimeControl
 from arena.records import BotFault, GameRecord, MoveRecord, Overloaded, Termination
 from arena.text import clean
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +55,12 @@ class Player(ABC):
         the next request's ``unseen`` holds every move played so far."""
 
     @abstractmethod
-    def request_move(self, state, unseen: list[str], clock: SeatClock) -> Reply:
+    def request_move(self, state: State, unseen: list[str], clock: SeatClock) -> Reply:
         """The player's move in ``state`` under its ``clock``; ``unseen`` are the moves since it
         last moved."""
 
     #: the clock this player is timed by whatever the time control says (``None``: its clock)
-    clock_kind: str | None = None
+    clock_kind: ClockKind | None = None
 
     def check_off_turn(self) -> None:
         """While the other player thinks: ``BotFault`` if this one used CPU it may not have."""
@@ -78,7 +82,7 @@ class Player(ABC):
         return True
 
 
-def _take_back(game: Game, record: GameRecord, seat: int):
+def _take_back(game: Game, record: GameRecord, seat: int) -> State:
     """Remove ``seat``'s last move and every move after it; the position before them."""
     if any(m.seat == seat for m in record.moves):
         while record.moves.pop().seat != seat:
@@ -102,7 +106,7 @@ class _Void(Exception):
         self.reason = reason
 
 
-def _as(seat: int, call, *args):
+def _as(seat: int, call: Callable[..., T], *args: Any) -> T:
     """``call(*args)`` on behalf of ``seat``: a ``BotFault`` or ``Overloaded`` it raises is
     that seat's."""
     try:
@@ -127,7 +131,7 @@ def play_game(
     state = game.initial_state()
     unseen: tuple[list[str], list[str]] = ([], [])
     clocks = (clock.seat(players[0].clock_kind), clock.seat(players[1].clock_kind))
-    outcome: Outcome | None = None
+    outcome = Outcome(None)
     where = "at its start"
     try:
         for seat, player in enumerate(players):
@@ -158,16 +162,26 @@ def play_game(
                 raise _Forfeit(seat, BotFault(Termination.ILLEGAL_MOVE, clean(str(error), 2000))) from None
             clocks[seat].spend(reply.charged)
             text = game.format_move(move)
-            record.moves.append(MoveRecord(seat, text, round(reply.wall * 1000, 3),
-                                           None if reply.cpu is None else round(reply.cpu * 1000, 3),
-                                           round(reply.waited * 1000, 3)))  # fmt: skip
+            record.moves.append(
+                MoveRecord(
+                    seat,
+                    text,
+                    round(reply.wall * 1000, 3),
+                    None if reply.cpu is None else round(reply.cpu * 1000, 3),
+                    round(reply.waited * 1000, 3),
+                )
+            )
             unseen[1 - seat].append(text)
         for seat, player in enumerate(players):  # a rule broken after the last move still forfeits
             _as(seat, player.check_game_end)
-        outcome = state.outcome
+        outcome = state.outcome or outcome  # (a finished state always has one)
     except _Forfeit as forfeit:
         outcome = state.forfeit_outcome(forfeit.seat)
-        record.termination, record.offender, record.detail = forfeit.fault.termination, forfeit.seat, forfeit.fault.detail
+        record.termination, record.offender, record.detail = (
+            forfeit.fault.termination,
+            forfeit.seat,
+            forfeit.fault.detail,
+        )
     except _Void as void:
         record.voided = f"{players[void.seat].name} (seat {void.seat}) {where}: {void.reason}"
         outcome = Outcome(None)

@@ -9,17 +9,17 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import TextIO, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.botspec import BotSpec
-from arena.games import Game, IllegalMoveError, MoveSyntaxError
+from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
 from arena.job import SeatClock, TimeControl, derive_seed
 from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, play_game
 from arena.records import GameRecord, Termination
-from arena.store import Bot, Entry, Tournament, save_record
+from arena.store import Base, Bot, Entry, Tournament, count, get_row, save_record
 from arena.store import Game as GameRow
 from arena.worker import GameWorker
 
@@ -30,6 +30,10 @@ HELP = """commands: a move in the game's notation, or
 #: at most this many legal moves are listed under the board
 SHOWN_MOVES = 24
 
+#: what a hint comes from: the position and every move played so far -> what to say
+Hint = Callable[[State, list[str]], str]
+Row = TypeVar("Row", bound=Base)
+
 
 def symbol(game: Game, seat: int) -> str:
     """How a seat is written on the board: x/o, or b/w in Othello."""
@@ -39,8 +43,7 @@ def symbol(game: Game, seat: int) -> str:
 class HumanPlayer(Player):
     """A person at a terminal (or anything that writes lines to ``stdin``)."""
 
-    def __init__(self, stdin: TextIO, stdout: TextIO, hint: Callable[[object, list[str]], str] | None = None,
-                 name: str = "human") -> None:  # fmt: skip
+    def __init__(self, stdin: TextIO, stdout: TextIO, hint: Hint | None = None, name: str = "human") -> None:
         self.stdin, self.stdout = stdin, stdout
         self.hint = hint
         self.name = name
@@ -60,15 +63,15 @@ class HumanPlayer(Player):
             self.moves, self.own_moves = [], 0
         self.taking_back = False
 
-    def request_move(self, state, unseen: list[str], clock: SeatClock) -> Reply:
+    def request_move(self, state: State, unseen: list[str], clock: SeatClock) -> Reply:
         game = self.game
         assert game is not None
-        if self.moves[len(self.moves) - len(unseen):] != unseen or len(unseen) > state.ply:
+        if self.moves[len(self.moves) - len(unseen) :] != unseen or len(unseen) > state.ply:
             self.moves = self.moves[: state.ply - len(unseen)] + list(unseen)
         if unseen and state.ply:
             self.say(f"opponent played {', '.join(unseen)}")
         self.say(state.render())
-        self.show_moves(state)
+        self.show_moves(game, state)
         start = time.monotonic()
         while True:
             self.stdout.write(f"{symbol(game, self.seat)} to move (ply {state.ply + 1}) > ")
@@ -88,7 +91,7 @@ class HumanPlayer(Player):
             if command in ("help", "?"):
                 self.say(HELP + f"\nmoves: {game.NOTATION}")
             elif command in ("moves", "legal"):
-                self.show_moves(state, every=True)
+                self.show_moves(game, state, every=True)
             elif command == "hint":
                 self.say(self.ask_hint(state))
             elif command == "undo":
@@ -110,14 +113,13 @@ class HumanPlayer(Player):
                 self.moves.append(played)
                 return Reply(played, time.monotonic() - start)
 
-    def show_moves(self, state, every: bool = False) -> None:
-        game = self.game
+    def show_moves(self, game: Game, state: State, every: bool = False) -> None:
         legal = [game.format_move(m) for m in state.legal_moves()]
         shown = legal if every or len(legal) <= SHOWN_MOVES else legal[:SHOWN_MOVES]
         more = "" if len(shown) == len(legal) else f" ... ({len(legal)} in all: 'moves' lists them)"
         self.say("legal: " + ", ".join(shown) + more)
 
-    def ask_hint(self, state) -> str:
+    def ask_hint(self, state: State) -> str:
         if self.hint is None:
             return "no hints in this game"
         try:
@@ -126,11 +128,10 @@ class HumanPlayer(Player):
             return f"no hint: {error}"
 
 
-def bot_hint(worker: GameWorker, spec: BotSpec, game: Game, seat: int,
-             clock: TimeControl) -> Callable[[object, list[str]], str]:  # fmt: skip
+def bot_hint(worker: GameWorker, spec: BotSpec, game: Game, seat: int, clock: TimeControl) -> Hint:
     """A hint source: a fresh process of the bot, put in the person's seat and position."""
 
-    def hint(state, moves: list[str]) -> str:
+    def hint(state: State, moves: list[str]) -> str:
         helper = worker.player(spec)
         try:
             helper.start_game(game, seat, random.randrange(1 << 62), clock)
@@ -141,7 +142,7 @@ def bot_hint(worker: GameWorker, spec: BotSpec, game: Game, seat: int,
     return hint
 
 
-def _one(session: Session, model, **where):
+def _one(session: Session, model: type[Row], **where: object) -> Row | None:
     return session.scalars(select(model).filter_by(**where)).first()
 
 
@@ -156,35 +157,58 @@ def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int
     name = f"play {game.name} {safe} v{bot.version}"
     tournament = _one(session, Tournament, name=name)
     if tournament is None:
-        tournament = Tournament(name=name, game=game.spec(), config_text=f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
-                                config_hash="play", config={"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
-                                seed=0, status="running", stages=1)  # fmt: skip
+        tournament = Tournament(
+            name=name,
+            game=game.spec(),
+            config_text=f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
+            config_hash="play",
+            config={"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
+            seed=0,
+            status="running",
+            stages=1,
+        )
         session.add(tournament)
     session.flush()
-    entries = {}
-    for team, row in (("human", human), (bot.name, bot)):
+    entries: dict[str, int] = {}
+    for team, player in (("human", human), (bot.name, bot)):
         entry = _one(session, Entry, tournament_id=tournament.id, team=team)
         if entry is None:
-            count = session.scalar(select(func.count()).select_from(Entry).where(Entry.tournament_id == tournament.id))
-            entry = Entry(tournament_id=tournament.id, team=team, bot_id=row.id, number=count + 1)
+            number = count(session, Entry, Entry.tournament_id == tournament.id) + 1
+            entry = Entry(tournament_id=tournament.id, team=team, bot_id=player.id, number=number)
             session.add(entry)
             session.flush()
         entries[team] = entry.id
-    played = session.scalar(select(func.count()).select_from(GameRow).where(GameRow.tournament_id == tournament.id))
+    played = count(session, GameRow, GameRow.tournament_id == tournament.id)
     seats = (entries["human"], entries[bot.name]) if human_seat == 0 else (entries[bot.name], entries["human"])
-    row = GameRow(tournament_id=tournament.id, stage=0, pool=0, round=played, number=played, seat0=seats[0],
-                  seat1=seats[1], seed=derive_seed("play", time.time_ns()))  # fmt: skip
+    row = GameRow(
+        tournament_id=tournament.id,
+        stage=0,
+        pool=0,
+        round=played,
+        number=played,
+        seat0=seats[0],
+        seat1=seats[1],
+        seed=derive_seed("play", time.time_ns()),
+    )
     session.add(row)
     session.flush()
     return row.id
 
 
-def play_against(sessions: sessionmaker[Session], game: Game, bot: Bot, spec: BotSpec, human_seat: int,
-                 clock: TimeControl, stdin: TextIO, stdout: TextIO) -> GameRecord:  # fmt: skip
+def play_against(
+    sessions: sessionmaker[Session],
+    game: Game,
+    bot: Bot,
+    spec: BotSpec,
+    human_seat: int,
+    clock: TimeControl,
+    stdin: TextIO,
+    stdout: TextIO,
+) -> GameRecord:
     """One game of a person against a bot process, stored like any other game."""
     with sessions.begin() as session:
         game_id = prepare_game(session, game, bot, human_seat)
-        seed = session.get(GameRow, game_id).seed
+        seed = get_row(session, GameRow, game_id).seed
     with GameWorker() as worker:
         human = HumanPlayer(stdin, stdout, hint=bot_hint(worker, spec, game, human_seat, clock))
         opponent = worker.player(spec)

@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import IO, Any
 
 from arena import protocol
 from arena.cgroups import Cgroup
@@ -169,8 +170,15 @@ SIGNAL_TERMINATIONS = {
 
 def bot_environment(home: str) -> dict[str, str]:
     """The whole environment of a bot process whose home (and temporary folder) is ``home``."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": home, "TMPDIR": home,
-            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", **ONE_THREAD}  # fmt: skip
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": home,
+        "TMPDIR": home,
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        **ONE_THREAD,
+    }
 
 
 def in_namespace(pid: int, namespace: str) -> bool:
@@ -292,14 +300,19 @@ class Limit:
             awake = usage.wall - usage.waited
             limit = self.backstop * self.seconds + self.grace
             if awake >= limit:
-                raise BotFault(Termination.TIMEOUT, f"no reply within {limit:.3f} s of wall time (the backstop of "
-                                                    f"the cpu clock: {self.backstop:g} x {self.seconds:.3f} s + grace; "
-                                                    f"{usage.describe()})")  # fmt: skip
+                raise BotFault(
+                    Termination.TIMEOUT,
+                    f"no reply within {limit:.3f} s of wall time (the backstop of "
+                    f"the cpu clock: {self.backstop:g} x {self.seconds:.3f} s + grace; "
+                    f"{usage.describe()})",
+                )
             left.append(limit - awake)
         cap = OVERLOAD_FACTOR * self.total + OVERLOAD_EXTRA
         if usage.wall >= cap:
-            detail = (f"the machine was too busy to time it: after {usage.wall:.3f} s it had been charged only "
-                      f"{charged:.3f} s of its {self.total:.3f} s ({usage.describe()})")  # fmt: skip
+            detail = (
+                f"the machine was too busy to time it: after {usage.wall:.3f} s it had been charged only "
+                f"{charged:.3f} s of its {self.total:.3f} s ({usage.describe()})"
+            )
             if self.overload:
                 raise Overloaded(detail)
             raise BotFault(Termination.TIMEOUT, detail)
@@ -308,8 +321,9 @@ class Limit:
 
     def late(self, usage: Usage) -> str:
         """The detail of a reply that came, or did not come, too late."""
-        return (f"no reply within {self.seconds:.3f} s + {self.grace:.3f} s grace of {self.clock} time "
-                f"({usage.describe()})")  # fmt: skip
+        return (
+            f"no reply within {self.seconds:.3f} s + {self.grace:.3f} s grace of {self.clock} time ({usage.describe()})"
+        )
 
 
 class BotProcess:
@@ -317,10 +331,17 @@ class BotProcess:
     and scrubbed environment. ``registry``: the set of pids its worker started, which it joins
     until it is closed."""
 
-    def __init__(self, argv: Sequence[str], label: str, env: dict[str, str] | None = None,
-                 fork: tuple[Launcher, list[str], dict] | None = None, cgroup: Cgroup | None = None,
-                 registry: set[int] | None = None, memory_mb: int | None = None,
-                 folder: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        argv: Sequence[str],
+        label: str,
+        env: dict[str, str] | None = None,
+        fork: tuple[Launcher, list[str], dict[str, Any]] | None = None,
+        cgroup: Cgroup | None = None,
+        registry: set[int] | None = None,
+        memory_mb: int | None = None,
+        folder: str | None = None,
+    ) -> None:
         """Start ``argv``, or with ``fork`` (a launcher, the host's arguments, the sandbox's
         settings) fork the Python bot from the warm launcher; ``LaunchError`` if it cannot. Its
         working folder is made in ``folder`` (its worker's scratch folder; default: the
@@ -335,7 +356,9 @@ class BotProcess:
         if fork is not None:
             launcher, arguments, confinement = fork
             try:
-                self.proc: subprocess.Popen | Forked = launcher.spawn(arguments, confinement, self.workdir, environment)
+                self.proc: subprocess.Popen[bytes] | Forked = launcher.spawn(
+                    arguments, confinement, self.workdir, environment
+                )
             except LaunchError:
                 shutil.rmtree(self.workdir, ignore_errors=True)
                 raise
@@ -350,11 +373,12 @@ class BotProcess:
                 start_new_session=True,
             )
         self.pid = self.proc.pid
-        self._in = self.proc.stdin.fileno()
+        pipes = (self.proc.stdin, self.proc.stdout, self.proc.stderr)
+        assert None not in pipes  # all three are pipes, whichever way it started
+        self._pipes: tuple[IO[bytes], ...] = pipes  # type: ignore[assignment]
+        self._in, self._out, self._err = (pipe.fileno() for pipe in self._pipes)
         os.set_blocking(self._in, False)  # a bot that stops reading must not block the worker
-        self._out = self.proc.stdout.fileno()
         os.set_blocking(self._out, False)
-        self._err = self.proc.stderr.fileno()
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN)
         self._poll.register(self._err, select.POLLIN)
@@ -445,8 +469,9 @@ class BotProcess:
             deadline = deadline or now + SEND_TIMEOUT
             if now >= deadline:
                 self.kill()
-                raise BotFault(Termination.CRASH, f"stopped reading its input (its input pipe stayed full "
-                                                  f"for {SEND_TIMEOUT:g} s)")  # fmt: skip
+                raise BotFault(
+                    Termination.CRASH, f"stopped reading its input (its input pipe stayed full for {SEND_TIMEOUT:g} s)"
+                )
             writable = select.poll()
             writable.register(self._in, select.POLLOUT)
             writable.poll(max(1, int((deadline - now) * 1000)))
@@ -475,14 +500,13 @@ class BotProcess:
         while True:
             end = buffer.find(b"\n")
             if end > protocol.MAX_LINE or (end < 0 and len(buffer) > protocol.MAX_LINE):
-                raise BotFault(Termination.PROTOCOL_ERROR,
-                               f"sent a line longer than {protocol.MAX_LINE} bytes")  # fmt: skip
+                raise BotFault(Termination.PROTOCOL_ERROR, f"sent a line longer than {protocol.MAX_LINE} bytes")
             if end >= 0:
                 line = bytes(buffer[:end])
                 del buffer[: end + 1]
                 self.stderr.drain()  # what it wrote before answering belongs to this move
                 return line
-            if check is None:
+            if check is None or limit is None:
                 wait = -1
             else:
                 now = time.monotonic()
@@ -516,8 +540,11 @@ class BotProcess:
             return BotFault(Termination.PROTOCOL_ERROR, f"{what} but kept running")
         if self.cgroup is not None and self.cgroup.oom_kills():
             limit = f" of {self.memory_mb} MB" if self.memory_mb else ""
-            return BotFault(Termination.RESOURCE_LIMIT, f"memory limit{limit} exceeded by its processes together "
-                                                        "(shared memory included): killed by the kernel")  # fmt: skip
+            return BotFault(
+                Termination.RESOURCE_LIMIT,
+                f"memory limit{limit} exceeded by its processes together "
+                "(shared memory included): killed by the kernel",
+            )
         if code < 0:
             sig = signal.Signals(-code)
             if sig in SIGNAL_TERMINATIONS:
@@ -564,14 +591,14 @@ class BotProcess:
             except OSError:
                 pass
         self.kill()
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in self._pipes[:2]:
             try:
                 stream.close()
             except OSError:
                 pass
         self.stderr.drain()
         try:
-            self.proc.stderr.close()
+            self._pipes[2].close()
         except OSError:
             pass
         self._schedstat.close()

@@ -46,12 +46,22 @@ def encode(message: dict[str, Any]) -> bytes:
 def new_game(game: dict[str, Any], seat: int, seed: int, clock: TimeControl) -> bytes:
     """Start a game: which game, which seat the bot plays, its seed and the time control."""
     control = {"move": clock.move, "bank": clock.bank, "increment": clock.increment, "clock": clock.clock}
-    return encode({"type": "new_game", "protocol": VERSION, "game": game, "seat": seat, "seed": seed,
-                   "move_time": clock.move, "time_control": control})  # fmt: skip
+    return encode(
+        {
+            "type": "new_game",
+            "protocol": VERSION,
+            "game": game,
+            "seat": seat,
+            "seed": seed,
+            "move_time": clock.move,
+            "time_control": control,
+        }
+    )
 
 
-def move_request(ply: int, moves: list[str], time: float | None, clock: str = "wall",
-                 bank: float | None = None) -> bytes:  # fmt: skip
+def move_request(
+    ply: int, moves: list[str], time: float | None, clock: str = "wall", bank: float | None = None
+) -> bytes:
     """Ask for a move: the moves played since the bot last heard, the ply now, the seconds of
     ``clock`` time it has for this move (its bank included), and what is left in its bank."""
     return encode({"type": "move", "ply": ply, "moves": moves, "time": time, "clock": clock, "bank": bank})
@@ -59,8 +69,7 @@ def move_request(ply: int, moves: list[str], time: float | None, clock: str = "w
 
 def game_over(moves: list[str], winner: int | None, termination: str) -> bytes:
     """Tell the bot how the game ended (no reply expected)."""
-    return encode({"type": "game_over", "moves": moves, "winner": winner,
-                   "termination": termination})  # fmt: skip
+    return encode({"type": "game_over", "moves": moves, "winner": winner, "termination": termination})
 
 
 QUIT = encode({"type": "quit"})
@@ -114,8 +123,11 @@ def parse_reply(line: bytes, expected: str) -> dict[str, Any]:
         raise ProtocolError(f"reply is not a JSON object: {short(line)}")
     kind = message.get("type")
     if kind == "error":
-        return {"type": "error", "message": clean(message.get("message", ""))[:MAX_MESSAGE],
-                "kind": clean(message.get("kind", ""))[:MAX_KIND]}  # fmt: skip
+        return {
+            "type": "error",
+            "message": clean(message.get("message", ""))[:MAX_MESSAGE],
+            "kind": clean(message.get("kind", ""))[:MAX_KIND],
+        }
     if kind != expected:
         raise ProtocolError(f"expected a {expected!r} reply, got {short(line)}")
     if expected == "move":

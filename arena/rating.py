@@ -31,8 +31,14 @@ class RatingHistory:
 
 def environment(rating: RatingDef) -> trueskill.TrueSkill:
     """The TrueSkill environment of a tournament's ``rating`` settings."""
-    return trueskill.TrueSkill(mu=rating.mu, sigma=rating.sigma, beta=rating.beta, tau=rating.tau,
-                               draw_probability=rating.draw_probability, backend=None)  # fmt: skip
+    return trueskill.TrueSkill(
+        mu=rating.mu,
+        sigma=rating.sigma,
+        beta=rating.beta,
+        tau=rating.tau,
+        draw_probability=rating.draw_probability,
+        backend=None,
+    )
 
 
 def replay_ratings(
@@ -54,9 +60,11 @@ def replay_ratings(
                 b, a = trueskill.rate_1vs1(b, a, env=env)
         except ArithmeticError as error:
             settings = ", ".join(f"{name} {value:g}" for name, value in rating.model_dump().items())
-            raise RatingError(f"TrueSkill cannot rate game {game_id} with the rating settings ({settings}): "
-                              f"{error}; choose settings nearer the defaults (mu 25, sigma 8.333, beta 4.167, "
-                              "tau 0.083)") from None
+            raise RatingError(
+                f"TrueSkill cannot rate game {game_id} with the rating settings ({settings}): "
+                f"{error}; choose settings nearer the defaults (mu 25, sigma 8.333, beta 4.167, "
+                "tau 0.083)"
+            ) from None
         current[first], current[second] = a, b
         for team, r in ((first, a), (second, b)):
             entry = history[team]

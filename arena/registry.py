@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -11,19 +10,19 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from arena import protocol
+from arena import protocol, roster
+from arena.botkinds import BotKindError
 from arena.botspec import BotSpec
+from arena.config import BotDef
+from arena.course import check_interpreter
 from arena.errors import ArenaError
 from arena.games import GAMES, get_game
 from arena.job import TimeControl, derive_seed
-from arena.botkinds import BotKindError, is_path
-from arena.config import BotDef
-from arena.course import check_interpreter
-from arena import roster
-from arena.roster import bot_fields
+from arena.loader import is_path
 from arena.match import play_game
 from arena.process import Limit
 from arena.records import BotFault, Overloaded
+from arena.roster import bot_fields
 from arena.store import Bot
 from arena.worker import GameWorker
 
@@ -45,8 +44,9 @@ def describe(worker: GameWorker, spec: BotSpec, timeout: float = 20.0) -> dict[s
         return message
     except (BotFault, Overloaded) as fault:
         tail = _own_lines(process.stderr.take())[-5:]
-        raise RegistrationError(f"bot {spec.target!r} did not start: {fault}"
-                                + ("\n  " + "\n  ".join(tail) if tail else "")) from None  # fmt: skip
+        raise RegistrationError(
+            f"bot {spec.target!r} did not start: {fault}" + ("\n  " + "\n  ".join(tail) if tail else "")
+        ) from None
     except protocol.ProtocolError as error:
         raise RegistrationError(f"bot {spec.target!r} does not speak the protocol: {error}") from None
     finally:
@@ -58,14 +58,19 @@ def smoke_game(worker: GameWorker, spec: BotSpec, game_name: str, move_time: flo
     players = (worker.player(spec), worker.player(RANDOM))
     try:
         game = get_game(game_name)
-        record = play_game(game, players, (derive_seed("smoke", 0), derive_seed("smoke", 1)),
-                           TimeControl(move=move_time, grace=0.1, startup=20.0))  # fmt: skip
+        record = play_game(
+            game,
+            players,
+            (derive_seed("smoke", 0), derive_seed("smoke", 1)),
+            TimeControl(move=move_time, grace=0.1, startup=20.0),
+        )
     finally:
         for player in players:
             player.close()
     if record.voided is not None:
-        raise RegistrationError(f"smoke game of {game_name} against random: {record.voided}; try again when the "
-                                "machine is less busy")  # fmt: skip
+        raise RegistrationError(
+            f"smoke game of {game_name} against random: {record.voided}; try again when the machine is less busy"
+        )
     if record.offender is not None:
         who = "the bot" if record.offender == 0 else "the random opponent"
         tail = _own_lines(record.stderr[record.offender])[-8:]
@@ -76,9 +81,19 @@ def smoke_game(worker: GameWorker, spec: BotSpec, game_name: str, move_time: flo
         )
 
 
-def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str, target: str,
-                 params: dict[str, Any], games: list[str], python: str | None, move_time: float,
-                 base: Path, starting: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], str]:  # fmt: skip
+def register_bot(
+    sessions: sessionmaker[Session],
+    *,
+    name: str | None,
+    kind: str,
+    target: str,
+    params: dict[str, Any],
+    games: list[str],
+    python: str | None,
+    move_time: float,
+    base: Path,
+    starting: Callable[[], None] = lambda: None,
+) -> tuple[dict[str, Any], str]:
     """Check and store a bot; (its row as data, what happened: registered / new version / unchanged).
     ``starting`` is called once the checks have passed, just before the bot is first started."""
     from pydantic import ValidationError
@@ -126,13 +141,24 @@ def register_bot(sessions: sessionmaker[Session], *, name: str | None, kind: str
             latest.description = latest.description or description
             row, status = latest, "unchanged"
         else:
-            row = Bot(name=name, version=latest.version + 1 if latest else 1, description=description,
-                      games=claimed or games, registered=True, **fields)  # fmt: skip
+            row = Bot(
+                name=name,
+                version=latest.version + 1 if latest else 1,
+                description=description,
+                games=claimed or games,
+                registered=True,
+                **fields,
+            )
             session.add(row)
             status = "new version" if latest else "registered"
         session.flush()
-        return {"name": row.name, "version": row.version, "kind": row.kind, "target": row.target,
-                "games": row.games or []}, status  # fmt: skip
+        return {
+            "name": row.name,
+            "version": row.version,
+            "kind": row.kind,
+            "target": row.target,
+            "games": row.games or [],
+        }, status
 
 
 def _own_lines(stderr: str) -> list[str]:

@@ -11,9 +11,9 @@ import os
 import select
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select as sql_select
 from sqlalchemy.orm import Session
@@ -24,6 +24,9 @@ from arena.records import Termination
 from arena.results import find_game, pool_name, tournament_config
 from arena.store import Entry, Move, Tournament
 from arena.text import printable
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class ReplayError(ArenaError):
@@ -37,9 +40,17 @@ def seat_names(game: str) -> tuple[str, str]:
     return game_class(game).SEATS
 
 
-def replay_record(game: Game, moves: Sequence[tuple[int, str]], *, status: str, winner: int | None,
-                  points: tuple[float, float] | None, termination: str | None, offender: int | None,
-                  plies: int | None) -> tuple[list[State], str | None]:  # fmt: skip
+def replay_record(
+    game: Game,
+    moves: Sequence[tuple[int, str]],
+    *,
+    status: str,
+    winner: int | None,
+    points: tuple[float, float] | None,
+    termination: str | None,
+    offender: int | None,
+    plies: int | None,
+) -> tuple[list[State], str | None]:
     """Re-play ``moves`` = [(seat, move text)] from the start: every state reached, and what is
     wrong with the record (``None`` when its moves, seats and result all agree with the rules)."""
     names = seat_names(game.name)
@@ -49,7 +60,10 @@ def replay_record(game: Game, moves: Sequence[tuple[int, str]], *, status: str, 
         if state.is_terminal:
             return states, f"ply {ply}: {text!r} is played after the game is over"
         if seat != state.to_move:
-            return states, f"ply {ply}: the record has {names[seat]} playing {text!r}, but it is {names[state.to_move]}'s turn"
+            return (
+                states,
+                f"ply {ply}: the record has {names[seat]} playing {text!r}, but it is {names[state.to_move]}'s turn",
+            )
         try:
             state = state.play(game.parse_move(text))
         except ValueError as error:  # a move that does not parse, or an illegal one
@@ -62,16 +76,23 @@ def replay_record(game: Game, moves: Sequence[tuple[int, str]], *, status: str, 
     kind = termination or Termination.NORMAL.value
     if kind == Termination.NORMAL.value:
         if not state.is_terminal:
-            return states, f"the record ends after ply {len(moves)}, before the game is over, yet says it ended normally"
+            return (
+                states,
+                f"the record ends after ply {len(moves)}, before the game is over, yet says it ended normally",
+            )
         expected = state.outcome
     else:
         if state.is_terminal:
             return states, f"the game is over at ply {len(moves)}, yet the record says it ended by {kind}"
         if offender is None:
-            return states, None if kind in ("aborted", "resignation") else f"the record says {kind} but names no offender"
+            return states, None if kind in (
+                "aborted",
+                "resignation",
+            ) else f"the record says {kind} but names no offender"
         if moves and offender != state.to_move:
-            return states, (f"the record has {names[offender]} forfeiting by {kind}, but it was "
-                            f"{names[state.to_move]}'s turn")  # fmt: skip
+            return states, (
+                f"the record has {names[offender]} forfeiting by {kind}, but it was {names[state.to_move]}'s turn"
+            )
         expected = state.forfeit_outcome(offender)
     assert expected is not None
     if winner != expected.winner:
@@ -89,16 +110,20 @@ def _points(points: tuple[float, float] | None) -> str:
     return "none" if points is None else f"{points[0]:g}-{points[1]:g}"
 
 
-def result_sentence(game: str, seats: Sequence[str], winner: int | None, termination: str | None,
-                    offender: int | None, points: tuple[float, float] | None, status: str = "finished") -> str:  # fmt: skip
+def result_sentence(
+    game: str,
+    seats: Sequence[str],
+    winner: int | None,
+    termination: str | None,
+    offender: int | None,
+    points: tuple[float, float] | None,
+    status: str = "finished",
+) -> str:
     """The result in words, e.g. ``alpha (x) wins: beta forfeits by timeout; points 86-0``."""
     if status != "finished":
         return f"not played yet ({status})"
     names = seat_names(game)
-    if winner is None:
-        text = "draw"
-    else:
-        text = f"{seats[winner]} ({names[winner]}) wins"
+    text = "draw" if winner is None else f"{seats[winner]} ({names[winner]}) wins"
     kind = termination or "normal"
     if kind != "normal" and offender is not None:
         verb = "resigns" if kind == "resignation" else f"forfeits by {kind.replace('_', ' ')}"
@@ -145,17 +170,28 @@ class Replay:
         return f"ply {ply}/{len(self.moves)}: {names[seat]} ({self.seats[seat]}) plays {text} in {wall:.1f} ms"
 
     def result(self) -> str:
-        text = result_sentence(self.game.name, self.seats, self.winner, self.termination, self.offender,
-                               self.points, self.status)  # fmt: skip
+        text = result_sentence(
+            self.game.name, self.seats, self.winner, self.termination, self.offender, self.points, self.status
+        )
         return text + (f" ({self.detail})" if self.detail else "")
 
     def to_dict(self) -> dict[str, Any]:
         """The replay as JSON-ready data (for scripts)."""
-        return {"game_id": self.game_id, "tournament": self.tournament, "game": self.game.spec(),
-                "seats": list(self.seats), "moves": [list(m) for m in self.moves], "status": self.status,
-                "winner": self.winner, "points": self.points, "termination": self.termination,
-                "offender": self.offender, "detail": self.detail, "replays": self.problem is None,
-                "problem": self.problem}  # fmt: skip
+        return {
+            "game_id": self.game_id,
+            "tournament": self.tournament,
+            "game": self.game.spec(),
+            "seats": list(self.seats),
+            "moves": [list(m) for m in self.moves],
+            "status": self.status,
+            "winner": self.winner,
+            "points": self.points,
+            "termination": self.termination,
+            "offender": self.offender,
+            "detail": self.detail,
+            "replays": self.problem is None,
+            "problem": self.problem,
+        }
 
 
 def load_replay(session: Session, game_id: int) -> Replay:
@@ -166,16 +202,42 @@ def load_replay(session: Session, game_id: int) -> Replay:
     config = tournament_config(tournament)
     game = get_game_from_spec(tournament.game)
     teams = dict(session.execute(sql_select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    moves = [(seat, text, wall) for seat, text, wall in session.execute(
-        sql_select(Move.seat, Move.move, Move.wall_ms).where(Move.game_id == game_id).order_by(Move.ply))]  # fmt: skip
-    points = None if row.points0 is None else (row.points0, row.points1)
-    states, problem = replay_record(game, [(s, t) for s, t, _ in moves], status=row.status, winner=row.winner,
-                                    points=points, termination=row.termination, offender=row.offender,
-                                    plies=row.plies)  # fmt: skip
+    moves = [
+        (seat, text, wall)
+        for seat, text, wall in session.execute(
+            sql_select(Move.seat, Move.move, Move.wall_ms).where(Move.game_id == game_id).order_by(Move.ply)
+        )
+    ]
+    points = row.points
+    states, problem = replay_record(
+        game,
+        [(s, t) for s, t, _ in moves],
+        status=row.status,
+        winner=row.winner,
+        points=points,
+        termination=row.termination,
+        offender=row.offender,
+        plies=row.plies,
+    )
     stage = config.stages[row.stage].name if row.stage < len(config.stages) else str(row.stage)
-    return Replay(game_id, tournament.name, game, stage, pool_name(row.pool), row.round,
-                  (teams[row.seat0], teams[row.seat1]), moves, states, problem, row.status, row.winner, points,
-                  row.termination, row.offender, row.detail)  # fmt: skip
+    return Replay(
+        game_id,
+        tournament.name,
+        game,
+        stage,
+        pool_name(row.pool),
+        row.round,
+        (teams[row.seat0], teams[row.seat1]),
+        moves,
+        states,
+        problem,
+        row.status,
+        row.winner,
+        points,
+        row.termination,
+        row.offender,
+        row.detail,
+    )
 
 
 # ---------------------------------------------------------------- the terminal
@@ -191,7 +253,7 @@ def frame(replay: Replay, ply: int) -> str:
     return printable("\n".join(lines), lines=True)  # names and the forfeit's detail come from files and bots
 
 
-def print_replay(replay: Replay, write, start: int | None, delay: float | None) -> None:
+def print_replay(replay: Replay, write: Callable[[str], object], start: int | None, delay: float | None) -> None:
     """Print the game: the position at ``start`` alone, or every position from ``start`` (0
     when ``None``) with ``delay`` seconds between them when a delay is given."""
     if start is not None and delay is None:
@@ -204,16 +266,31 @@ def print_replay(replay: Replay, write, start: int | None, delay: float | None) 
 
 
 KEYS = {
-    "\x1b[C": "next", "\x1bOC": "next", "l": "next", "n": "next",
-    "\x1b[D": "back", "\x1bOD": "back", "h": "back", "p": "back",
-    "\x1b[H": "first", "\x1bOH": "first", "\x1b[1~": "first", "g": "first",
-    "\x1b[F": "last", "\x1bOF": "last", "\x1b[4~": "last", "G": "last",
-    " ": "play", "q": "quit", "\x1b": "quit", "\x03": "quit",
+    "\x1b[C": "next",
+    "\x1bOC": "next",
+    "l": "next",
+    "n": "next",
+    "\x1b[D": "back",
+    "\x1bOD": "back",
+    "h": "back",
+    "p": "back",
+    "\x1b[H": "first",
+    "\x1bOH": "first",
+    "\x1b[1~": "first",
+    "g": "first",
+    "\x1b[F": "last",
+    "\x1bOF": "last",
+    "\x1b[4~": "last",
+    "G": "last",
+    " ": "play",
+    "q": "quit",
+    "\x1b": "quit",
+    "\x03": "quit",
 }
 HELP = "←/→ step  Home/End first/last  space play/pause  q quit"
 
 
-def interactive(replay: Replay, console, start: int, delay: float | None) -> None:
+def interactive(replay: Replay, console: Console, start: int, delay: float | None) -> None:
     """Step through the game with keys read raw from the terminal; plays it back when ``delay``."""
     import termios
     import tty
@@ -239,7 +316,11 @@ def interactive(replay: Replay, console, start: int, delay: float | None) -> Non
                 playing = not playing and ply < replay.last_ply
             elif action is not None:
                 playing = False
-                ply = {"next": min(ply + 1, replay.last_ply), "back": max(ply - 1, 0), "first": 0,
-                       "last": replay.last_ply}[action]  # fmt: skip
+                ply = {
+                    "next": min(ply + 1, replay.last_ply),
+                    "back": max(ply - 1, 0),
+                    "first": 0,
+                    "last": replay.last_ply,
+                }[action]
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)

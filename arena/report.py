@@ -30,10 +30,19 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from sqlalchemy.orm import Session, sessionmaker
 
-from arena.games import Game, get_game_from_spec
+from arena.games import Game, State, get_game_from_spec
 from arena.rating import RatingHistory
 from arena.replay import replay_record, result_sentence, seat_names
-from arena.results import GameSummary, Results, describe_status, find_tournament, load_moves, load_results, params_text, pool_name
+from arena.results import (
+    GameSummary,
+    Results,
+    describe_status,
+    find_tournament,
+    load_moves,
+    load_results,
+    params_text,
+    pool_name,
+)
 
 TEMPLATES = Path(__file__).parent / "templates"
 #: the shared static files, copied beside the pages
@@ -56,10 +65,17 @@ class Written:
 
 def environment() -> Environment:
     """The Jinja2 environment of the report's templates, with its filters."""
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
-                      trim_blocks=True, lstrip_blocks=True)  # fmt: skip
-    env.filters.update(num=number, ms=milliseconds, duration=duration, when=when, share=share_colour,
-                       kind=lambda k: k.replace("_", " "))  # fmt: skip
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True
+    )
+    env.filters.update(
+        num=number,
+        ms=milliseconds,
+        duration=duration,
+        when=when,
+        share=share_colour,
+        kind=lambda k: k.replace("_", " "),
+    )
     env.globals.update(team_file=team_file, pool_name=pool_name)
     return env
 
@@ -98,7 +114,7 @@ def duration(seconds: float | None) -> str:
         return ""
     if seconds < 60:
         return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(round(seconds)), 60)
+    minutes, secs = divmod(round(seconds), 60)
     if minutes < 60:
         return f"{minutes} min {secs:02d} s"
     return f"{minutes // 60} h {minutes % 60:02d} min"
@@ -142,14 +158,20 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return [round(first + i * step, 10) for i in range(int((high - first) / step + 1e-9) + 1)]
 
 
-def rating_chart(history: RatingHistory, start: tuple[float, float], labels: dict[int, str],
-                 stages: dict[int, str], span: tuple[float, float]) -> dict[str, Any]:  # fmt: skip
+def rating_chart(
+    history: RatingHistory,
+    start: tuple[float, float],
+    labels: dict[int, str],
+    stages: dict[int, str],
+    span: tuple[float, float],
+) -> dict[str, Any]:
     """The geometry of a team's rating after each of its games: μ as a line over a ±σ band.
     ``labels``: game id -> tooltip; ``stages``: game id -> stage name (a mark where one starts);
     ``span``: the y range (shared by every team, so charts compare)."""
     width, height, left, right, top, bottom = 720, 260, 46, 14, 14, 34
     points = [(0, start[0], start[1], "start")] + [
-        (i, mu, sigma, labels.get(game_id, "")) for i, (game_id, mu, sigma) in enumerate(history.after, 1)]  # fmt: skip
+        (i, mu, sigma, labels.get(game_id, "")) for i, (game_id, mu, sigma) in enumerate(history.after, 1)
+    ]
     n = max(len(points) - 1, 1)
     low, high = span
 
@@ -166,13 +188,21 @@ def rating_chart(history: RatingHistory, start: tuple[float, float], labels: dic
     for i, (game_id, _, _) in enumerate(history.after, 1):
         if game_id in stages:
             marks.append({"x": x(i - 0.5), "label": stages[game_id]})
-    return {"width": width, "height": height, "left": left, "right": width - right, "top": top,
-            "bottom": height - bottom, "band": " ".join(upper + lower),
-            "line": " ".join(f"{x(i)},{y(mu)}" for i, mu, _, _ in points),
-            "dots": [{"x": x(i), "y": y(mu), "title": f"{label}: μ {mu:.2f}, σ {s:.2f}"} for i, mu, s, label in points[1:]],
-            "yticks": [{"y": y(v), "label": number(v, 1)} for v in nice_ticks(low, high) if low <= v <= high],
-            "xticks": [{"x": x(i), "label": str(i)} for i in range(0, n + 1, step)],
-            "stages": marks, "empty": not history.after}  # fmt: skip
+    return {
+        "width": width,
+        "height": height,
+        "left": left,
+        "right": width - right,
+        "top": top,
+        "bottom": height - bottom,
+        "band": " ".join(upper + lower),
+        "line": " ".join(f"{x(i)},{y(mu)}" for i, mu, _, _ in points),
+        "dots": [{"x": x(i), "y": y(mu), "title": f"{label}: μ {mu:.2f}, σ {s:.2f}"} for i, mu, s, label in points[1:]],
+        "yticks": [{"y": y(v), "label": number(v, 1)} for v in nice_ticks(low, high) if low <= v <= high],
+        "xticks": [{"x": x(i), "label": str(i)} for i in range(0, n + 1, step)],
+        "stages": marks,
+        "empty": not history.after,
+    }
 
 
 def rating_span(ratings: dict[str, RatingHistory], start: tuple[float, float]) -> tuple[float, float]:
@@ -200,7 +230,7 @@ def think_histogram(times_ms: list[float], limit_ms: float | None) -> dict[str, 
         last = max(last, math.ceil(math.log10(limit_ms) * 4) + 1)
     counts = [0] * (last - first)
     for value in logs:
-        counts[min(int(math.floor(value)) - first, len(counts) - 1)] += 1
+        counts[min(math.floor(value) - first, len(counts) - 1)] += 1
     top_count = max(counts)
 
     def x(quarter: float) -> float:
@@ -213,22 +243,42 @@ def think_histogram(times_ms: list[float], limit_ms: float | None) -> dict[str, 
     for i, count in enumerate(counts):
         if count:
             lo, hi = 10 ** ((first + i) / 4), 10 ** ((first + i + 1) / 4)
-            bars.append({"x": x(first + i) + 0.5, "y": y(count), "w": max(x(first + i + 1) - x(first + i) - 1, 1),
-                         "h": round(y(0) - y(count), 1), "count": count,
-                         "title": f"{count} moves of {milliseconds(lo)} to {milliseconds(hi)}"})  # fmt: skip
-    xticks = [{"x": x(d * 4), "label": round_time(10.0**d)} for d in range(math.ceil(first / 4), math.floor(last / 4) + 1)]
+            bars.append(
+                {
+                    "x": x(first + i) + 0.5,
+                    "y": y(count),
+                    "w": max(x(first + i + 1) - x(first + i) - 1, 1),
+                    "h": round(y(0) - y(count), 1),
+                    "count": count,
+                    "title": f"{count} moves of {milliseconds(lo)} to {milliseconds(hi)}",
+                }
+            )
+    xticks = [
+        {"x": x(d * 4), "label": round_time(10.0**d)} for d in range(math.ceil(first / 4), math.floor(last / 4) + 1)
+    ]
     yticks = [{"y": y(v), "label": number(v)} for v in nice_ticks(0, top_count, 4) if v == int(v)]
     limit = None
     if limit_ms:
         limit = {"x": x(math.log10(limit_ms) * 4), "label": f"limit {round_time(limit_ms)}"}
-    return {"empty": False, "width": width, "height": height, "left": left, "right": width - right, "top": top,
-            "bottom": height - bottom, "bars": bars, "xticks": xticks, "yticks": yticks, "limit": limit}  # fmt: skip
+    return {
+        "empty": False,
+        "width": width,
+        "height": height,
+        "left": left,
+        "right": width - right,
+        "top": top,
+        "bottom": height - bottom,
+        "bars": bars,
+        "xticks": xticks,
+        "yticks": yticks,
+        "limit": limit,
+    }
 
 
 # ---------------------------------------------------------------- game pages
 
 
-def frames(game: Game, states: list) -> list[dict[str, Any]]:
+def frames(game: Game, states: list[State]) -> list[dict[str, Any]]:
     """Each position as the page draws it: whose turn, then the engine's ``board_data()`` (and,
     where they are few, the legal moves)."""
     small = game.name in ("othello", "tictactoe")
@@ -256,30 +306,69 @@ def _write_games(ids: list[int]) -> list[tuple[int, str | None, int]]:
     for game_id in ids:
         summary: GameSummary = shared["games"][game_id]
         moves = shared["moves"].get(game_id, [])
-        states, problem = replay_record(game, [(s, t) for s, t, _ in moves], status=summary.status,
-                                        winner=summary.winner, points=summary.raw_points,
-                                        termination=summary.termination, offender=summary.offender,
-                                        plies=summary.plies)  # fmt: skip
-        data = {"game": game.name, "seats": list(summary.seats), "names": list(seat_names(game.name)),
-                "moves": [[s, t, round(w, 2)] for s, t, w in moves], "frames": frames(game, states),
-                "result": result_sentence(game.name, summary.seats, summary.winner, summary.termination,
-                                          summary.offender, summary.raw_points, summary.status),
-                "problem": problem}  # fmt: skip
-        html = template.render(root="../", g=summary, data=embed_json(data), problem=problem, **shared["context"],
-                               neighbours=shared["neighbours"][game_id], result=data["result"])  # fmt: skip
+        states, problem = replay_record(
+            game,
+            [(s, t) for s, t, _ in moves],
+            status=summary.status,
+            winner=summary.winner,
+            points=summary.raw_points,
+            termination=summary.termination,
+            offender=summary.offender,
+            plies=summary.plies,
+        )
+        data = {
+            "game": game.name,
+            "seats": list(summary.seats),
+            "names": list(seat_names(game.name)),
+            "moves": [[s, t, round(w, 2)] for s, t, w in moves],
+            "frames": frames(game, states),
+            "result": result_sentence(
+                game.name,
+                summary.seats,
+                summary.winner,
+                summary.termination,
+                summary.offender,
+                summary.raw_points,
+                summary.status,
+            ),
+            "problem": problem,
+        }
+        html = template.render(
+            root="../",
+            g=summary,
+            data=embed_json(data),
+            problem=problem,
+            **shared["context"],
+            neighbours=shared["neighbours"][game_id],
+            result=data["result"],
+        )
         path = shared["folder"] / "games" / f"{game_id}.html"
         path.write_text(html, encoding="utf-8")
         out.append((game_id, problem, len(html.encode())))
     return out
 
 
-def write_game_pages(env: Environment, found: Results, moves: dict, folder: Path, context: dict) -> dict[int, tuple[str | None, int]]:
+def write_game_pages(
+    env: Environment,
+    found: Results,
+    moves: dict[int, list[tuple[int, str, float]]],
+    folder: Path,
+    context: dict[str, Any],
+) -> dict[int, tuple[str | None, int]]:
     """Every game page; game id -> (what is wrong with its record, page bytes)."""
     ids = [g.id for g in found.games]
-    neighbours = {game_id: (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None)
-                  for i, game_id in enumerate(ids)}  # fmt: skip
-    _SHARED.update(game=get_game_from_spec(found.tournament.game), env=env, games={g.id: g for g in found.games},
-                   moves=moves, folder=folder, context=context, neighbours=neighbours)  # fmt: skip
+    neighbours = {
+        game_id: (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None) for i, game_id in enumerate(ids)
+    }
+    _SHARED.update(
+        game=get_game_from_spec(found.tournament.game),
+        env=env,
+        games={g.id: g for g in found.games},
+        moves=moves,
+        folder=folder,
+        context=context,
+        neighbours=neighbours,
+    )
     try:
         workers = min(os.cpu_count() or 1, 8)
         if len(ids) < PARALLEL_FROM or workers < 2:
@@ -319,9 +408,16 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
     note = describe_status(found)
     teams = {team.name: team for team in found.teams}
     lines = {line.team: line for line in found.leaderboard}
-    context = {"t": t, "config": config, "note": note, "teams": teams, "lines": lines,
-               "stage_names": [s.name for s in config.stages], "names": seat_names(config.game.name),
-               "generated": when(time.time())}  # fmt: skip
+    context = {
+        "t": t,
+        "config": config,
+        "note": note,
+        "teams": teams,
+        "lines": lines,
+        "stage_names": [s.name for s in config.stages],
+        "names": seat_names(config.game.name),
+        "generated": when(time.time()),
+    }
     checked = write_game_pages(env, found, moves, folder, context)
     problems = {game_id: p for game_id, (p, _) in checked.items() if p}
     context["problems"] = problems
@@ -343,20 +439,33 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
             times[g.seats[seat]].append(wall)
     for team in found.teams:
         own = found.games_of(team.name)
-        labels = {g.id: f"game {g.id} vs {g.seats[1 - g.seats.index(team.name)]} ({g.score_of(team.name)})" for g in own}
+        labels = {
+            g.id: f"game {g.id} vs {g.seats[1 - g.seats.index(team.name)]} ({g.score_of(team.name)})" for g in own
+        }
         stage_marks, seen = {}, {0}
         for g in own:  # a mark where each later stage starts for this team
             if g.finished and g.stage not in seen:
                 seen.add(g.stage)
                 stage_marks[g.id] = config.stages[g.stage].name
-        page("team.html", f"teams/{team_file(team)}", team=team, line=lines[team.name], games=own,
-             params=params_text(team.params),
-             rating_chart=rating_chart(found.ratings[team.name], start, labels, stage_marks, span),
-             think_chart=think_histogram(times[team.name], limit),
-             forfeits=[g for g in own if g.forfeit and g.seats[g.offender] == team.name])  # fmt: skip
+        page(
+            "team.html",
+            f"teams/{team_file(team)}",
+            team=team,
+            line=lines[team.name],
+            games=own,
+            params=params_text(team.params),
+            rating_chart=rating_chart(found.ratings[team.name], start, labels, stage_marks, span),
+            think_chart=think_histogram(times[team.name], limit),
+            forfeits=[g for g in own if g.forfeit and g.offender is not None and g.seats[g.offender] == team.name],
+        )
     _remove_stale(folder / "games", {f"{game_id}.html" for game_id in checked})
     _remove_stale(folder / "teams", {team_file(team) for team in found.teams})
     sizes = [size for _, size in checked.values()]
-    return Written(folder, pages=3 + len(found.teams) + len(checked), games=len(checked),
-                   largest_game_page=max(sizes, default=0),
-                   problems=[f"game {gid} does not re-play: {p}" for gid, p in sorted(problems.items())], note=note)  # fmt: skip
+    return Written(
+        folder,
+        pages=3 + len(found.teams) + len(checked),
+        games=len(checked),
+        largest_game_page=max(sizes, default=0),
+        problems=[f"game {gid} does not re-play: {p}" for gid, p in sorted(problems.items())],
+        note=note,
+    )

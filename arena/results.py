@@ -22,13 +22,12 @@ from arena.config import GameDef, RatingDef, StageDef, TimeDef, TournamentDef, l
 from arena.errors import ArenaError
 from arena.rating import RatingHistory, replay_ratings
 from arena.records import Termination
+from arena.stages import advancing, expected_games, pool_standings, results
 from arena.standings import GameResult, Standing, game_points, table
 from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
-from arena.stages import advancing, expected_games, pool_standings, results
 
 #: how each TrueSkill setting is shown, in the order the report lists them
-RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"),
-                   ("draw_probability", "draw probability"))  # fmt: skip
+RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"), ("draw_probability", "draw probability"))
 
 
 class UnknownTournamentError(ArenaError, LookupError):
@@ -47,15 +46,17 @@ def find_tournament(session: Session, name: str | None = None) -> Tournament:
     if name is None:
         found = session.scalars(select(Tournament).order_by(Tournament.id.desc())).first()
         if found is None:
-            raise UnknownTournamentError("there are no tournaments in this database yet: run one with "
-                                         "'arena run FILE' (or pass the right --db)")  # fmt: skip
+            raise UnknownTournamentError(
+                "there are no tournaments in this database yet: run one with 'arena run FILE' (or pass the right --db)"
+            )
         return found
     found = session.scalars(select(Tournament).where(Tournament.name == name)).first()
     if found is None:
         known = list(session.scalars(select(Tournament.name).order_by(Tournament.id)))
         listing = ", ".join(known[-10:]) if known else "none yet"
-        raise UnknownTournamentError(f"no tournament {name!r} in this database; the tournaments: {listing} "
-                                     "(list them with 'arena tournaments')")  # fmt: skip
+        raise UnknownTournamentError(
+            f"no tournament {name!r} in this database; the tournaments: {listing} (list them with 'arena tournaments')"
+        )
     return found
 
 
@@ -65,8 +66,10 @@ def find_game(session: Session, game_id: int) -> Game:
     if found is None:
         last = session.scalar(select(func.max(Game.id)))
         where = f"game ids run from 1 to {last}" if last else "this database has no games yet"
-        raise UnknownGameIdError(f"no game {game_id} in this database ({where}); list games with "
-                                 "'arena games' or 'arena games --tournament NAME'")  # fmt: skip
+        raise UnknownGameIdError(
+            f"no game {game_id} in this database ({where}); list games with "
+            "'arena games' or 'arena games --tournament NAME'"
+        )
     return found
 
 
@@ -81,14 +84,22 @@ def tournament_config(tournament: Tournament) -> TournamentDef:
         pass
     try:
         return TournamentDef.model_construct(
-            name=data["name"], game=GameDef.model_validate(data["game"]), seed=data.get("seed", 0),
-            scoring=data.get("scoring", "standard"), time=TimeDef.model_validate(data.get("time") or {}),
-            workers=data.get("workers"), rating=RatingDef.model_validate(data.get("rating") or {}),
-            bots=dict(data.get("bots") or {}), teams=data.get("teams"),
-            stages=[StageDef.model_validate(stage) for stage in data.get("stages") or [{}]])  # fmt: skip
+            name=data["name"],
+            game=GameDef.model_validate(data["game"]),
+            seed=data.get("seed", 0),
+            scoring=data.get("scoring", "standard"),
+            time=TimeDef.model_validate(data.get("time") or {}),
+            workers=data.get("workers"),
+            rating=RatingDef.model_validate(data.get("rating") or {}),
+            bots=dict(data.get("bots") or {}),
+            teams=data.get("teams"),
+            stages=[StageDef.model_validate(stage) for stage in data.get("stages") or [{}]],
+        )
     except (ValidationError, KeyError, TypeError, ArenaError) as error:
-        raise ArenaError(f"the stored configuration of tournament {tournament.name!r} cannot be read by this "
-                         f"version of arena: {error}") from None  # fmt: skip
+        raise ArenaError(
+            f"the stored configuration of tournament {tournament.name!r} cannot be read by this "
+            f"version of arena: {error}"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +120,10 @@ def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSet
     except ArenaError:
         given = {}
     given = given if isinstance(given, dict) else {}
-    return [RatingSetting(name, symbol, getattr(rating, name), "tournament file" if name in given else "default")
-            for name, symbol in RATING_SETTINGS]  # fmt: skip
+    return [
+        RatingSetting(name, symbol, getattr(rating, name), "tournament file" if name in given else "default")
+        for name, symbol in RATING_SETTINGS
+    ]
 
 
 def pool_name(pool: int) -> str:
@@ -220,12 +233,24 @@ class LeaderboardLine:
 
     def to_dict(self) -> dict[str, Any]:
         """The line as JSON-ready data."""
-        return {"rank": self.rank, "team": self.team, "bot": self.bot,
-                "rating": round(self.conservative, 4), "mu": round(self.mu, 4), "sigma": round(self.sigma, 4),
-                "games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses,
-                "points": self.points, "course_points": self.course_points, "forfeits": dict(self.forfeits),
-                "moves": self.moves, "mean_ms": None if self.mean_ms is None else round(self.mean_ms, 3),
-                "max_ms": self.max_ms}  # fmt: skip
+        return {
+            "rank": self.rank,
+            "team": self.team,
+            "bot": self.bot,
+            "rating": round(self.conservative, 4),
+            "mu": round(self.mu, 4),
+            "sigma": round(self.sigma, 4),
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "points": self.points,
+            "course_points": self.course_points,
+            "forfeits": dict(self.forfeits),
+            "moves": self.moves,
+            "mean_ms": None if self.mean_ms is None else round(self.mean_ms, 3),
+            "max_ms": self.max_ms,
+        }
 
 
 @dataclass(slots=True)
@@ -291,7 +316,7 @@ class Totals:
     planned: int
     finished: int
     moves: int
-    forfeits: Counter = field(default_factory=Counter)
+    forfeits: Counter[str] = field(default_factory=Counter)
     draws: int = 0
     replays: int = 0  # games played again because the machine was too busy to time them
 
@@ -336,50 +361,86 @@ class Results:
 
 def load_teams(session: Session, tournament: Tournament) -> list[Team]:
     """The tournament's teams with their bots, in entry order."""
-    rows = session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id)
-                           .where(Entry.tournament_id == tournament.id).order_by(Entry.number))  # fmt: skip
-    return [Team(e.id, e.number, e.team, b.name, b.version, b.kind, b.target, b.params, b.description or "")
-            for e, b in rows]  # fmt: skip
+    rows = session.execute(
+        select(Entry, Bot)
+        .join(Bot, Entry.bot_id == Bot.id)
+        .where(Entry.tournament_id == tournament.id)
+        .order_by(Entry.number)
+    )
+    return [
+        Team(e.id, e.number, e.team, b.name, b.version, b.kind, b.target, b.params, b.description or "")
+        for e, b in rows
+    ]
 
 
 def load_games(session: Session, tournament: Tournament, scoring: str) -> list[GameSummary]:
     """Every scheduled game of the tournament, in schedule order, with each seat's think time."""
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
     think: dict[tuple[int, int], Think] = {}
-    aggregate = (select(Move.game_id, Move.seat, func.count(), func.sum(Move.wall_ms), func.max(Move.wall_ms))
-                 .join(Game, Game.id == Move.game_id).where(Game.tournament_id == tournament.id)
-                 .group_by(Move.game_id, Move.seat))  # fmt: skip
+    aggregate = (
+        select(Move.game_id, Move.seat, func.count(), func.sum(Move.wall_ms), func.max(Move.wall_ms))
+        .join(Game, Game.id == Move.game_id)
+        .where(Game.tournament_id == tournament.id)
+        .group_by(Move.game_id, Move.seat)
+    )
     for game_id, seat, count, total, longest in session.execute(aggregate):
         think[game_id, seat] = Think(count, total or 0.0, longest or 0.0)
     voids: dict[int, list[str]] = {}
-    voided = (select(GameVoid.game_id, GameVoid.reason).join(Game, Game.id == GameVoid.game_id)
-              .where(Game.tournament_id == tournament.id).order_by(GameVoid.id))  # fmt: skip
+    voided = (
+        select(GameVoid.game_id, GameVoid.reason)
+        .join(Game, Game.id == GameVoid.game_id)
+        .where(Game.tournament_id == tournament.id)
+        .order_by(GameVoid.id)
+    )
     for game_id, reason in session.execute(voided):
         voids.setdefault(game_id, []).append(reason)
     games = []
     for g in session.scalars(select(Game).where(Game.tournament_id == tournament.id).order_by(Game.id)):
-        raw = None if g.points0 is None else (g.points0, g.points1)
+        raw = g.points
         finished = g.status == "finished"
-        games.append(GameSummary(
-            g.id, g.stage, g.pool, g.round, teams[g.seat0], teams[g.seat1], g.status, g.winner,
-            game_points(scoring, g.winner, raw) if finished else None, raw, g.termination, g.offender,
-            g.detail, g.plies, g.started_at, g.finished_at, (g.stderr0, g.stderr1),
-            (think.get((g.id, 0), Think()), think.get((g.id, 1), Think())), tuple(voids.get(g.id, ()))))  # fmt: skip
+        games.append(
+            GameSummary(
+                g.id,
+                g.stage,
+                g.pool,
+                g.round,
+                teams[g.seat0],
+                teams[g.seat1],
+                g.status,
+                g.winner,
+                game_points(scoring, g.winner, raw) if finished else None,
+                raw,
+                g.termination,
+                g.offender,
+                g.detail,
+                g.plies,
+                g.started_at,
+                g.finished_at,
+                (g.stderr0, g.stderr1),
+                (think.get((g.id, 0), Think()), think.get((g.id, 1), Think())),
+                tuple(voids.get(g.id, ())),
+            )
+        )
     return games
 
 
 def load_moves(session: Session, tournament: Tournament) -> dict[int, list[tuple[int, str, float]]]:
     """Every stored move of the tournament: game id -> [(seat, move text, wall ms)] by ply."""
     moves: dict[int, list[tuple[int, str, float]]] = defaultdict(list)
-    query = (select(Move.game_id, Move.seat, Move.move, Move.wall_ms).join(Game, Game.id == Move.game_id)
-             .where(Game.tournament_id == tournament.id).order_by(Move.game_id, Move.ply))  # fmt: skip
+    query = (
+        select(Move.game_id, Move.seat, Move.move, Move.wall_ms)
+        .join(Game, Game.id == Move.game_id)
+        .where(Game.tournament_id == tournament.id)
+        .order_by(Move.game_id, Move.ply)
+    )
     for game_id, seat, text, wall in session.execute(query):
         moves[game_id].append((seat, text, wall))
     return moves
 
 
-def leaderboard(teams: list[Team], games: list[GameSummary], played: list[GameResult],
-                ratings: dict[str, RatingHistory]) -> list[LeaderboardLine]:  # fmt: skip
+def leaderboard(
+    teams: list[Team], games: list[GameSummary], played: list[GameResult], ratings: dict[str, RatingHistory]
+) -> list[LeaderboardLine]:
     """Every team ranked by μ − 3σ (then points, then name), with its record over the finished
     games ``played`` and its think time."""
     finished = [g for g in games if g.finished]
@@ -388,20 +449,36 @@ def leaderboard(teams: list[Team], games: list[GameSummary], played: list[GameRe
     think: dict[str, list[float]] = {t.name: [0, 0.0, 0.0] for t in teams}
     with_points = any(g.raw_points is not None for g in finished)
     for g in finished:
-        for seat, team in enumerate(g.seats):
+        for seat, name in enumerate(g.seats):
             if g.raw_points is not None:
-                course[team] += g.raw_points[seat]
-            moves, total, longest = think[team]
+                course[name] += g.raw_points[seat]
+            moves, total, longest = think[name]
             t = g.think[seat]
-            think[team] = [moves + t.moves, total + t.total_ms, max(longest, t.max_ms)]
+            think[name] = [moves + t.moves, total + t.total_ms, max(longest, t.max_ms)]
     lines = []
     for team in teams:
         s, r = standings[team.name], ratings[team.name]
         moves, total, longest = think[team.name]
-        lines.append(LeaderboardLine(
-            0, team.name, team.bot, r.conservative, r.mu, r.sigma, s.games, s.wins, s.draws, s.losses,
-            s.points, course[team.name] if with_points else None, dict(sorted(s.forfeits.items())),
-            int(moves), total / moves if moves else None, longest if moves else None))  # fmt: skip
+        lines.append(
+            LeaderboardLine(
+                0,
+                team.name,
+                team.bot,
+                r.conservative,
+                r.mu,
+                r.sigma,
+                s.games,
+                s.wins,
+                s.draws,
+                s.losses,
+                s.points,
+                course[team.name] if with_points else None,
+                dict(sorted(s.forfeits.items())),
+                int(moves),
+                total / moves if moves else None,
+                longest if moves else None,
+            )
+        )
     lines.sort(key=lambda line: (-line.conservative, -line.points, line.team))
     for rank, line in enumerate(lines, 1):
         line.rank = rank
@@ -428,13 +505,16 @@ def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
     return dict(cells)
 
 
-def stage_tables(session: Session, tournament: Tournament, config: TournamentDef,
-                 games: list[GameSummary], ratings: dict[str, float]) -> list[StageTable]:  # fmt: skip
+def stage_tables(
+    session: Session, tournament: Tournament, config: TournamentDef, games: list[GameSummary], ratings: dict[str, float]
+) -> list[StageTable]:
     """Each stage's pools with their standings and who went on (the next stage's teams, or, for a
     stage complete whose next stage is not drawn yet, those who will)."""
     members: dict[int, set[str]] = defaultdict(set)
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    for stage, entry in session.execute(select(PoolEntry.stage, PoolEntry.entry_id).where(PoolEntry.tournament_id == tournament.id)):
+    for stage, entry in session.execute(
+        select(PoolEntry.stage, PoolEntry.entry_id).where(PoolEntry.tournament_id == tournament.id)
+    ):
         members[stage].add(teams[entry])
     counts: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     for g in games:
@@ -455,8 +535,11 @@ def stage_tables(session: Session, tournament: Tournament, config: TournamentDef
                 advanced = frozenset()
             for pool, lines in enumerate(pool_standings(session, tournament, config, number, ratings)):
                 planned_pool, finished_pool = counts.get((number, pool), [0, 0])
-                pools.append(PoolTable(number, pool, lines, advanced & {line.team for line in lines},
-                                       planned_pool, finished_pool))  # fmt: skip
+                pools.append(
+                    PoolTable(
+                        number, pool, lines, advanced & {line.team for line in lines}, planned_pool, finished_pool
+                    )
+                )
         stages.append(StageTable(number, definition, pools, planned, finished))
     return stages
 
@@ -479,10 +562,15 @@ def podium(stages: list[StageTable]) -> tuple[str | None, list[Standing]]:
 def totals(config: TournamentDef, games: list[GameSummary]) -> Totals:
     """Games expected, planned and played, moves, draws and forfeits by kind."""
     finished = [g for g in games if g.finished]
-    return Totals(expected=expected_games(config), planned=len(games), finished=len(finished),
-                  moves=sum(g.plies or 0 for g in finished),
-                  forfeits=Counter(g.forfeit for g in finished if g.forfeit),
-                  draws=sum(1 for g in finished if g.winner is None), replays=sum(len(g.voids) for g in games))  # fmt: skip
+    return Totals(
+        expected=expected_games(config),
+        planned=len(games),
+        finished=len(finished),
+        moves=sum(g.plies or 0 for g in finished),
+        forfeits=Counter(g.forfeit for g in finished if g.forfeit),
+        draws=sum(1 for g in finished if g.winner is None),
+        replays=sum(len(g.voids) for g in games),
+    )
 
 
 def load_results(session: Session, tournament: Tournament) -> Results:
@@ -491,13 +579,24 @@ def load_results(session: Session, tournament: Tournament) -> Results:
     teams = load_teams(session, tournament)
     games = load_games(session, tournament, config.scoring)
     played = results(session, tournament, config.scoring)
-    ratings = replay_ratings([t.name for t in teams], [(g.id, g.first, g.second, g.winner) for g in played],
-                             config.rating)  # fmt: skip
+    ratings = replay_ratings(
+        [t.name for t in teams], [(g.id, g.first, g.second, g.winner) for g in played], config.rating
+    )
     conservative = {team: history.conservative for team, history in ratings.items()}
     stages = stage_tables(session, tournament, config, games, conservative)
-    return Results(tournament, config, teams, games, ratings, leaderboard(teams, games, played, ratings), stages,
-                   crosstable(games), totals(config, games), rating_settings(tournament, config.rating),
-                   *podium(stages))  # fmt: skip
+    return Results(
+        tournament,
+        config,
+        teams,
+        games,
+        ratings,
+        leaderboard(teams, games, played, ratings),
+        stages,
+        crosstable(games),
+        totals(config, games),
+        rating_settings(tournament, config.rating),
+        *podium(stages),
+    )
 
 
 def describe_status(found: Results) -> str | None:

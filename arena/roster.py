@@ -15,10 +15,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.botkinds import BotKindError, is_path, kind_of, resolve_interpreter
+from arena.botkinds import BotKindError, kind_of, resolve_interpreter
 from arena.botspec import BotSpec
 from arena.config import BotDef, LimitsDef, TournamentDef
 from arena.errors import ArenaError
+from arena.loader import is_path
 from arena.store import Bot
 
 
@@ -39,9 +40,14 @@ def bot_fields(definition: BotDef, base: Path) -> dict[str, Any]:
     kind.check_params(definition.params)
     target = kind.resolve(definition.target, base)
     path = None if is_path(target) and definition.kind != "command" else str(base)
-    return {"kind": definition.kind, "target": target, "params": canonical_params(definition.params),
-            "python": resolve_interpreter(definition.python, base), "path": path,
-            "code_hash": kind.digest(target, base)}  # fmt: skip
+    return {
+        "kind": definition.kind,
+        "target": target,
+        "params": canonical_params(definition.params),
+        "python": resolve_interpreter(definition.python, base),
+        "path": path,
+        "code_hash": kind.digest(target, base),
+    }
 
 
 def bot_row(session: Session, name: str, definition: BotDef, base: Path, **extra: Any) -> Bot:
@@ -81,9 +87,11 @@ def resolve_team_bot(session: Session, config: TournamentDef, team: str, ref: st
     ).first()
     if registered is None:
         known = sorted(config.bots) + sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))
-        raise RosterError(f"team {team!r} plays bot {ref!r}, which is neither under bots: "
-                          f"nor registered; known bots: {', '.join(known) or 'none'} "
-                          "(see 'arena bots', 'arena register')")  # fmt: skip
+        raise RosterError(
+            f"team {team!r} plays bot {ref!r}, which is neither under bots: "
+            f"nor registered; known bots: {', '.join(known) or 'none'} "
+            "(see 'arena bots', 'arena register')"
+        )
     return registered
 
 
@@ -101,6 +109,16 @@ def spec(bot: Bot, name: str, limits: LimitsDef | None = None) -> BotSpec:
         except BotKindError as error:
             raise RosterError(f"bot {bot.name!r}: {error}") from None
         code = str(found.root) if found is not None and found.bundle else None
-    return BotSpec(name=name, kind=bot.kind, target=bot.target, params=bot.params, python=bot.python, path=path,
-                   memory_mb=limits.memory_mb, file_size_mb=limits.file_size_mb, processes=limits.processes,
-                   code=code, code_hash=bot.code_hash if code else None)  # fmt: skip
+    return BotSpec(
+        name=name,
+        kind=bot.kind,
+        target=bot.target,
+        params=bot.params,
+        python=bot.python,
+        path=path,
+        memory_mb=limits.memory_mb,
+        file_size_mb=limits.file_size_mb,
+        processes=limits.processes,
+        code=code,
+        code_hash=bot.code_hash if code else None,
+    )

@@ -20,17 +20,18 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
-
 from pathlib import Path
 
 from arena import scratch
+from arena.botplayer import WARM_PROCESSES
 from arena.botspec import BotSpec
 from arena.cgroups import Cgroup
 from arena.errors import ArenaError
 from arena.job import GameJob
 from arena.process import child_pids
+from arena.reaper import reap_strays, set_subreaper, subreaper_state
 from arena.records import GameRecord
-from arena.worker import WARM_PROCESSES, GameWorker, reap_strays
+from arena.worker import GameWorker
 
 #: how far down the queue a worker looks for a game whose bots it has warm
 AFFINITY_WINDOW = 256
@@ -48,8 +49,9 @@ class RunnerError(ArenaError):
     """Games cannot be played here: the run stops (finished games are kept)."""
 
 
-def _worker_main(connection: Connection, cpu: int | None, cgroup: Cgroup | None, parent: int,
-                 close: list[Connection]) -> None:  # fmt: skip
+def _worker_main(
+    connection: Connection, cpu: int | None, cgroup: Cgroup | None, parent: int, close: list[Connection]
+) -> None:
     """A worker: play the games it is sent until it is sent ``None`` or its parent is gone."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
@@ -74,13 +76,25 @@ def _worker_main(connection: Connection, cpu: int | None, cgroup: Cgroup | None,
 
 
 class _Worker:
-    def __init__(self, context: multiprocessing.context.BaseContext, number: int, cpu: int | None,
-                 cgroup: Cgroup | None, others: list[Connection]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        context: multiprocessing.context.ForkContext,
+        number: int,
+        cpu: int | None,
+        cgroup: Cgroup | None,
+        others: list[Connection],
+    ) -> None:
         self.connection, child = context.Pipe()
         self.cgroup = cgroup
-        self.process = context.Process(target=_worker_main, name=f"arena-worker-{number}", daemon=True,
-                                       args=(child, cpu, cgroup, os.getpid(), [self.connection, *others]))  # fmt: skip
+        self.process = context.Process(
+            target=_worker_main,
+            name=f"arena-worker-{number}",
+            daemon=True,
+            args=(child, cpu, cgroup, os.getpid(), [self.connection, *others]),
+        )
         self.process.start()
+        assert self.process.pid is not None
+        self.pid: int = self.process.pid
         child.close()
         self.cpu = cpu
         self.job: GameJob | None = None
@@ -133,9 +147,9 @@ def idle_cpus(sample: float = 0.1) -> list[int]:
         return []
 
     def times() -> dict[int, tuple[int, int]]:
-        found = {}
+        found: dict[int, tuple[int, int]] = {}
         try:
-            lines = open("/proc/stat").read().splitlines()
+            lines = Path("/proc/stat").read_text().splitlines()
         except OSError:
             return found
         for line in lines:
@@ -206,11 +220,10 @@ class LocalRunner:
         queue = list(jobs)
         if not queue:
             return
-        from arena.worker import _set_subreaper, _subreaper_state
 
         context = multiprocessing.get_context("fork")
-        was_subreaper = _subreaper_state()
-        _set_subreaper(True)  # what the bots of a killed worker detached comes back to us
+        was_subreaper = subreaper_state()
+        set_subreaper(True)  # what the bots of a killed worker detached comes back to us
         self.cgroup = Cgroup.for_process()
         before = set(child_pids(os.getpid()))  # children of ours that are not the run's
         workers: list[_Worker] = []
@@ -223,11 +236,11 @@ class LocalRunner:
             group = self.cgroup.child(f"worker-{started}", holds_groups=True) if self.cgroup else None
             worker = _Worker(context, started, cpu, group, [w.connection for w in workers])
             started += 1
-            dead.add(worker.process.pid)
+            dead.add(worker.pid)
             return worker
 
         try:
-            for _ in range(min(self.workers, len(queue))):
+            while len(workers) < min(self.workers, len(queue)):
                 workers.append(new_worker(self._cpu(started)))
             for worker in workers:
                 worker.give(worker.pick(queue))
@@ -249,12 +262,16 @@ class LocalRunner:
                     elif worker.process.sentinel in ready or not worker.process.is_alive():
                         worker.process.join(1.0)
                         lost = worker.job
-                        log.warning("worker %s died (exit %s) during game %s; playing it again",
-                                    worker.process.name, worker.process.exitcode, lost.game_id if lost else None)
+                        log.warning(
+                            "worker %s died (exit %s) during game %s; playing it again",
+                            worker.process.name,
+                            worker.process.exitcode,
+                            lost.game_id if lost else None,
+                        )
                         worker.stop(timeout=0.5)
                         workers.remove(worker)
                         reap_strays(before | self._pids(workers))
-                        scratch.remove_stale({worker.process.pid})
+                        scratch.remove_stale({worker.pid})
                         if lost is not None:
                             deaths[lost.game_id] = deaths.get(lost.game_id, 0) + 1
                             if deaths[lost.game_id] >= MAX_WORKER_DEATHS:
@@ -262,7 +279,7 @@ class LocalRunner:
                                     f"game {lost.game_id} lost its worker process {MAX_WORKER_DEATHS} times (the last "
                                     f"exit status was {worker.process.exitcode}); stopping the run: the log beside "
                                     "the database says more, and running again retries the game"
-                                )  # fmt: skip
+                                )
                         replacement = new_worker(worker.cpu)
                         self.restarts += 1
                         workers.append(replacement)
@@ -276,8 +293,8 @@ class LocalRunner:
             if self.cgroup is not None:
                 self.cgroup.remove()
             if not was_subreaper:
-                _set_subreaper(False)
+                set_subreaper(False)
 
     @staticmethod
     def _pids(workers: list[_Worker]) -> set[int]:
-        return {w.process.pid for w in workers if w.process.pid is not None}
+        return {w.pid for w in workers}

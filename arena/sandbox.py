@@ -26,8 +26,8 @@ try:
     from arena import landlock, seccomp
 except ImportError:  # run as a plain script with -I -S: import the sibling modules
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import landlock  # type: ignore[no-redef]
-    import seccomp  # type: ignore[no-redef]
+    import landlock  # type: ignore[no-redef,import-not-found,unused-ignore]
+    import seccomp  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 _PR_SET_PDEATHSIG = 1
 _CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC = 0x10000000, 0x40000000, 0x08000000
@@ -94,8 +94,15 @@ def isolate() -> bool:
     return True
 
 
-def confine(memory_mb: int | None, file_size_mb: int | None, parent_pid: int | None, read: list[str],
-            open_: bool = False, cgroups: list[str] | None = None, shared_memory: bool = True) -> None:
+def confine(
+    memory_mb: int | None,
+    file_size_mb: int | None,
+    parent_pid: int | None,
+    read: list[str],
+    open_: bool = False,
+    cgroups: list[str] | None = None,
+    shared_memory: bool = True,
+) -> None:
     """Confine this process (see the module's docstring) and say on stderr what was enforced.
 
     ``cgroups``: the control groups to join (``SandboxError`` if that fails); ``shared_memory``
@@ -104,9 +111,11 @@ def confine(memory_mb: int | None, file_size_mb: int | None, parent_pid: int | N
     set_limits(memory_mb, file_size_mb)
     if parent_pid is not None:
         die_with_parent(parent_pid)
-    enforced = [f"memory {memory_mb} MB" if memory_mb else "memory unlimited",
-                f"files {file_size_mb} MB" if file_size_mb is not None else "files unlimited",
-                "no core dumps"]  # fmt: skip
+    enforced = [
+        f"memory {memory_mb} MB" if memory_mb else "memory unlimited",
+        f"files {file_size_mb} MB" if file_size_mb is not None else "files unlimited",
+        "no core dumps",
+    ]
     if cgroups:
         enforced.append("own cgroup")
     if not open_:
@@ -116,8 +125,11 @@ def confine(memory_mb: int | None, file_size_mb: int | None, parent_pid: int | N
         except OSError as error:
             abi = 0
             enforced.append(f"landlock failed: {error}")
-        enforced.append(f"landlock ABI {abi}: files beneath the allowed paths, no TCP, scoped signals"
-                        if abi else "landlock unavailable")  # fmt: skip
+        enforced.append(
+            f"landlock ABI {abi}: files beneath the allowed paths, no TCP, scoped signals"
+            if abi
+            else "landlock unavailable"
+        )
         if seccomp.restrict(shared_memory):
             enforced.append("seccomp" + ("" if shared_memory else ", no shared memory"))
         else:
@@ -145,8 +157,15 @@ def main(argv: list[str] | None = None) -> None:
     if not command:
         sys.exit("arena sandbox: no command given after --")
     try:
-        confine(options.memory_mb, options.file_size_mb, options.parent_pid, options.read, options.open,
-                options.cgroup, not options.no_shared_memory)  # fmt: skip
+        confine(
+            options.memory_mb,
+            options.file_size_mb,
+            options.parent_pid,
+            options.read,
+            options.open,
+            options.cgroup,
+            not options.no_shared_memory,
+        )
     except SandboxError as error:
         sys.stderr.write(f"arena sandbox: {error}\n")
         os._exit(126)

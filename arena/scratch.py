@@ -31,7 +31,7 @@ def owner(path: Path) -> int | None:
 def remove_stale(pids: set[int] | None = None) -> list[str]:
     """Remove the scratch folders of processes that are gone (or, given ``pids``, of those
     processes); their names."""
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(Path(tempfile.gettempdir()).iterdir())
     except OSError:

@@ -49,10 +49,29 @@ _MACHINES = {
         "userfaultfd=282 ptrace=117 shmget=194 memfd_create=279 mmap=222",
     ),
 }
-_DENIED = (
-    "setns mount umount2 pivot_root open_tree move_mount fsopen fsconfig fsmount fspick mount_setattr keyctl add_key "
-    "request_key io_uring_setup io_uring_enter io_uring_register bpf perf_event_open userfaultfd ptrace"
-).split()
+_DENIED = [
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "ptrace",
+]
 _SHARED_MEMORY = ["shmget", "memfd_create"]
 
 # classic BPF opcodes
@@ -70,13 +89,13 @@ class _Program:
     (classic BPF only jumps forward, at most 255 instructions ahead)."""
 
     def __init__(self) -> None:
-        self.code: list[tuple[int, int, object, object]] = []
+        self.code: list[tuple[int, int, str | int, str | int]] = []
         self.labels: dict[str, int] = {}
 
     def load(self, offset: int) -> None:
         self.code.append((_LD_ABS, offset, 0, 0))
 
-    def jump(self, op: int, value: int, true: object = 0, false: object = 0) -> None:
+    def jump(self, op: int, value: int, true: str | int = 0, false: str | int = 0) -> None:
         """Jump to label ``true`` if the test holds, else to ``false`` (0: the next instruction)."""
         self.code.append((op, value, true, false))
 
@@ -89,7 +108,7 @@ class _Program:
     def assemble(self) -> bytes:
         out = []
         for index, (op, value, true, false) in enumerate(self.code):
-            offsets = [0 if target == 0 else self.labels[target] - index - 1 for target in (true, false)]
+            offsets = [self.labels[target] - index - 1 if isinstance(target, str) else 0 for target in (true, false)]
             out.append(struct.pack("=HBBI", op, offsets[0], offsets[1], value))
         return b"".join(out)
 
@@ -150,4 +169,4 @@ def restrict(shared_memory: bool = True) -> bool:
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
-    return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0
+    return bool(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0)

@@ -31,8 +31,9 @@ def expected_games(config: TournamentDef) -> int:
     return total
 
 
-def plan_stage(session: Session, tournament: Tournament, config: TournamentDef, number: int,
-               ranked: list[Entry]) -> int:  # fmt: skip
+def plan_stage(
+    session: Session, tournament: Tournament, config: TournamentDef, number: int, ranked: list[Entry]
+) -> int:
     """Draw stage ``number``'s pools from ``ranked`` (best first) and store its games."""
     stage = config.stages[number]
     rng = random.Random(derive_seed(tournament.seed, "pools", number))
@@ -45,10 +46,18 @@ def plan_stage(session: Session, tournament: Tournament, config: TournamentDef, 
             planned.append((pairing.round, pool, index, members[pairing.first].id, members[pairing.second].id))
     planned.sort()  # schedule order: round by round across the pools; ids follow it
     session.add_all(
-        Game(tournament_id=tournament.id, stage=number, pool=pool, round=rnd, number=index,
-             seat0=first, seat1=second, seed=derive_seed(tournament.seed, number, pool, index))
+        Game(
+            tournament_id=tournament.id,
+            stage=number,
+            pool=pool,
+            round=rnd,
+            number=index,
+            seat0=first,
+            seat1=second,
+            seed=derive_seed(tournament.seed, number, pool, index),
+        )
         for rnd, pool, index, first, second in planned
-    )  # fmt: skip
+    )
     session.flush()
     log.info("planned stage %d (%s): %d pools, %d games", number, stage.name, len(pools), len(planned))
     return len(planned)
@@ -61,11 +70,17 @@ def results(session: Session, tournament: Tournament, scoring: str, stage: int |
     if stage is not None:
         query = query.where(Game.stage == stage)
     return [
-        GameResult(g.id, teams[g.seat0], teams[g.seat1], g.winner,
-                   game_points(scoring, g.winner, None if g.points0 is None else (g.points0, g.points1)),
-                   g.termination or "normal", g.offender)
+        GameResult(
+            g.id,
+            teams[g.seat0],
+            teams[g.seat1],
+            g.winner,
+            game_points(scoring, g.winner, g.points),
+            g.termination or "normal",
+            g.offender,
+        )
         for g in session.scalars(query.order_by(Game.id))
-    ]  # fmt: skip
+    ]
 
 
 def conservative_ratings(session: Session, tournament: Tournament, config: TournamentDef) -> dict[str, float]:
@@ -75,8 +90,9 @@ def conservative_ratings(session: Session, tournament: Tournament, config: Tourn
     return {team: history.conservative for team, history in replay_ratings(teams, games, config.rating).items()}
 
 
-def pool_standings(session: Session, tournament: Tournament, config: TournamentDef, stage: int,
-                   ratings: dict[str, float] | None = None) -> list[list[Standing]]:  # fmt: skip
+def pool_standings(
+    session: Session, tournament: Tournament, config: TournamentDef, stage: int, ratings: dict[str, float] | None = None
+) -> list[list[Standing]]:
     """The standings of each pool of ``stage`` (``ratings``: the tie-breaking ratings, if the
     caller has them already)."""
     if ratings is None:
@@ -90,8 +106,9 @@ def pool_standings(session: Session, tournament: Tournament, config: TournamentD
     return [table(members[pool], staged, ratings) for pool in sorted(members)]
 
 
-def advancing(session: Session, tournament: Tournament, config: TournamentDef, stage: int,
-              ratings: dict[str, float] | None = None) -> list[Entry]:  # fmt: skip
+def advancing(
+    session: Session, tournament: Tournament, config: TournamentDef, stage: int, ratings: dict[str, float] | None = None
+) -> list[Entry]:
     """The teams that go on from ``stage``, ranked best first across the pools."""
     advance = config.stages[stage].advance or 0
     standings = pool_standings(session, tournament, config, stage, ratings)

@@ -34,7 +34,7 @@ class Standing:
     draws: int = 0
     losses: int = 0
     points: float = 0.0
-    forfeits: Counter = field(default_factory=Counter)
+    forfeits: Counter[str] = field(default_factory=Counter)
     rating: float = 0.0
     rank: int = 0
 
@@ -75,7 +75,10 @@ def table(teams: Iterable[str], games: Iterable[GameResult], ratings: Mapping[st
     start = 0
     while start < len(ordered):  # break ties inside each group of equal points and wins
         end = start + 1
-        while end < len(ordered) and (ordered[end].points, ordered[end].wins) == (ordered[start].points, ordered[start].wins):
+        while end < len(ordered) and (ordered[end].points, ordered[end].wins) == (
+            ordered[start].points,
+            ordered[start].wins,
+        ):
             end += 1
         group = ordered[start:end]
         names = {s.team for s in group}

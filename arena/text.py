@@ -45,7 +45,7 @@ def clean(text: object, limit: int | None = None) -> str:
     if not (text.isascii() and "\0" not in text):
         text = _UNSAFE.sub(lambda found: "" if found.group() == "\0" else REPLACEMENT, text)
     if limit is not None and len(text) > limit:
-        text = text[: max(limit - len(CUT), 0)] + CUT[: limit]
+        text = text[: max(limit - len(CUT), 0)] + CUT[:limit]
     return text
 
 

@@ -15,15 +15,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena import roster
 from arena.botspec import BotSpec
 from arena.config import TournamentDef
 from arena.errors import ArenaError
-from arena.job import GameJob, derive_seed
+from arena.job import GameJob, GameRunner, derive_seed
 from arena.records import GameRecord
 from arena.roster import code_changed, resolve_team_bot
 from arena.stages import advancing, expected_games, plan_stage
@@ -33,7 +34,9 @@ from arena.store import (
     Game,
     StoreError,
     Tournament,
+    count,
     forget_unfinished_moves,
+    get_row,
     make_folder,
     save_record,
     save_void,
@@ -107,16 +110,20 @@ def _take_lock(path: Path, name: str) -> tuple[int, str]:
                 os.close(fd)
                 raise OSError(errno.EINVAL, "it is not a regular file")
         except OSError as error:
-            raise TournamentError(f"cannot write in the database's folder {str(path.parent)!r} (to create "
-                                  f"the lock file {path.name!r}): {error.strerror}; make it writable, "
-                                  "or choose another path with --db") from None  # fmt: skip
+            raise TournamentError(
+                f"cannot write in the database's folder {str(path.parent)!r} (to create "
+                f"the lock file {path.name!r}): {error.strerror}; make it writable, "
+                "or choose another path with --db"
+            ) from None
         holder = os.pread(fd, 100, 0).decode("utf-8", "replace").strip()
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise TournamentError(f"tournament {name!r} is already running ({holder or 'another process'}); "
-                                  "wait for it to finish or stop it first") from None  # fmt: skip
+            raise TournamentError(
+                f"tournament {name!r} is already running ({holder or 'another process'}); "
+                "wait for it to finish or stop it first"
+            ) from None
         try:  # the run before us may have removed the file between our open and our lock
             if os.fstat(fd).st_ino == os.stat(path).st_ino:
                 return fd, holder
@@ -129,8 +136,9 @@ def _take_lock(path: Path, name: str) -> tuple[int, str]:
 class TournamentRun:
     """One ``arena run`` of a tournament: creates it or resumes it, then plays it out."""
 
-    def __init__(self, config: TournamentDef, text: str, sessions: sessionmaker[Session], base: Path,
-                 workers: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, config: TournamentDef, text: str, sessions: sessionmaker[Session], base: Path, workers: int | None = None
+    ) -> None:
         self.config = config
         self.text = text
         self.sessions = sessions
@@ -174,9 +182,15 @@ class TournamentRun:
                 forget_unfinished_moves(session, existing.id)
                 tournament, resumed = existing, True
             else:
-                tournament = Tournament(name=config.name, game=config.game.model_dump(), config_text=self.text,
-                                        config_hash=config.digest(), config=config.model_dump(mode="json"),
-                                        seed=config.seed, stages=len(config.stages))  # fmt: skip
+                tournament = Tournament(
+                    name=config.name,
+                    game=config.game.model_dump(),
+                    config_text=self.text,
+                    config_hash=config.digest(),
+                    config=config.model_dump(mode="json"),
+                    seed=config.seed,
+                    stages=len(config.stages),
+                )
                 session.add(tournament)
                 session.flush()
                 entries = []
@@ -188,12 +202,19 @@ class TournamentRun:
                 plan_stage(session, tournament, config, 0, entries)
                 resumed = False
             self.tournament_id = tournament.id
-            for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
+            for entry, bot in session.execute(
+                select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)
+            ):
                 self.specs[entry.id] = roster.spec(bot, entry.team, config.limits)
             return tournament, resumed
 
-    def _play(self, runner, jobs: list[GameJob], progress: Progress,
-              on_record: Callable[[GameRecord, Progress], None] | None) -> None:  # fmt: skip
+    def _play(
+        self,
+        runner: GameRunner,
+        jobs: list[GameJob],
+        progress: Progress,
+        on_record: Callable[[GameRecord, Progress], None] | None,
+    ) -> None:
         """Play ``jobs`` and store each record as it comes; a game voided for an overloaded
         machine is stored as such and played again, at most ``time.max_replays`` times."""
         limit = self.config.time.max_replays
@@ -222,47 +243,66 @@ class TournamentRun:
                 progress.done += 1
                 if record.offender is not None and record.termination.is_forfeit:
                     progress.forfeits += 1
-                    log.info("game %d: seat %d forfeits (%s): %s", record.game_id, record.offender,
-                             record.termination.value, record.detail)  # fmt: skip
+                    log.info(
+                        "game %d: seat %d forfeits (%s): %s",
+                        record.game_id,
+                        record.offender,
+                        record.termination.value,
+                        record.detail,
+                    )
                 if on_record is not None:
                     on_record(record, progress)
             jobs = again
 
     def _check_bots_unchanged(self, session: Session, tournament: Tournament) -> None:
-        for entry, bot in session.execute(select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)):
+        for entry, bot in session.execute(
+            select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)
+        ):
             if code_changed(bot, self.base):
-                raise TournamentError(f"the code of bot {bot.name!r} (team {entry.team!r}) changed since tournament "
-                                      f"{tournament.name!r} started, so resuming would mix two versions; restore it, "
-                                      "or start a new tournament under another name")  # fmt: skip
+                raise TournamentError(
+                    f"the code of bot {bot.name!r} (team {entry.team!r}) changed since tournament "
+                    f"{tournament.name!r} started, so resuming would mix two versions; restore it, "
+                    "or start a new tournament under another name"
+                )
 
     def jobs(self, session: Session, stage: int) -> list[GameJob]:
         """The games of ``stage`` still to play, in schedule order."""
         clock = self.config.time.control()
         game = self.config.game.model_dump()
-        rows = session.scalars(select(Game).where(Game.tournament_id == self.tournament_id, Game.stage == stage,
-                                                  Game.status != "finished").order_by(Game.id))  # fmt: skip
+        rows = session.scalars(
+            select(Game)
+            .where(Game.tournament_id == self.tournament_id, Game.stage == stage, Game.status != "finished")
+            .order_by(Game.id)
+        )
         return [GameJob(g.id, game, (self.specs[g.seat0], self.specs[g.seat1]), g.seed, clock) for g in rows]
 
-    def run(self, runner, on_record: Callable[[GameRecord, Progress], None] | None = None,
-            progress: Progress | None = None) -> Progress:  # fmt: skip
+    def run(
+        self,
+        runner: GameRunner,
+        on_record: Callable[[GameRecord, Progress], None] | None = None,
+        progress: Progress | None = None,
+    ) -> Progress:
         """Play every pending game, stage after stage; returns the final progress."""
-        config = self.config
+        if self.tournament_id is None:
+            raise TournamentError("the tournament is not prepared: call prepare() before run()")
+        tournament_id, config = self.tournament_id, self.config
         progress = progress or Progress(expected_games(config))
         started = time.monotonic()
         with self.sessions.begin() as session:
-            tournament = session.get(Tournament, self.tournament_id)
+            tournament = get_row(session, Tournament, tournament_id)
             tournament.status = "running"
             tournament.started_at = tournament.started_at or time.time()
-            progress.done = session.scalar(select(func.count()).select_from(Game).where(Game.tournament_id == self.tournament_id, Game.status == "finished"))
-            progress.forfeits = session.scalar(select(func.count()).select_from(Game).where(
-                Game.tournament_id == self.tournament_id, Game.status == "finished", Game.offender.is_not(None)))
+            finished = (Game.tournament_id == tournament_id, Game.status == "finished")
+            progress.done = count(session, Game, *finished)
+            progress.forfeits = count(session, Game, *finished, Game.offender.is_not(None))
         try:
             for stage in range(len(config.stages)):
                 with self.sessions.begin() as session:
-                    planned = session.scalar(select(func.count()).select_from(Game).where(Game.tournament_id == self.tournament_id, Game.stage == stage))
-                    if not planned:
-                        tournament = session.get(Tournament, self.tournament_id)
-                        plan_stage(session, tournament, config, stage, advancing(session, tournament, config, stage - 1))
+                    if not count(session, Game, Game.tournament_id == tournament_id, Game.stage == stage):
+                        tournament = get_row(session, Tournament, tournament_id)
+                        plan_stage(
+                            session, tournament, config, stage, advancing(session, tournament, config, stage - 1)
+                        )
                     jobs = self.jobs(session, stage)
                 progress.stage = config.stages[stage].name
                 self._play(runner, jobs, progress, on_record)
@@ -272,7 +312,7 @@ class TournamentRun:
                         f"their bots waited for a CPU most of the time, {config.time.max_replays + 1} times each "
                         f"(games {', '.join(map(str, progress.unplayable[:10]))}). They stay unplayed: run again when "
                         "the machine is quieter to play them and go on, or set time.on_overload: forfeit"
-                    )  # fmt: skip
+                    )
             status = "finished"
         except BaseException:
             status = "interrupted"
@@ -280,9 +320,15 @@ class TournamentRun:
         finally:
             try:
                 with self.sessions.begin() as session:
-                    session.execute(update(Tournament).where(Tournament.id == self.tournament_id).values(
-                        status=status, run_seconds=Tournament.run_seconds + (time.monotonic() - started),
-                        finished_at=time.time() if status == "finished" else None))  # fmt: skip
+                    session.execute(
+                        update(Tournament)
+                        .where(Tournament.id == tournament_id)
+                        .values(
+                            status=status,
+                            run_seconds=Tournament.run_seconds + (time.monotonic() - started),
+                            finished_at=time.time() if status == "finished" else None,
+                        )
+                    )
             except StoreError as error:
                 # the database failed (full, locked): say why the run stopped, not this
                 log.error("could not record the tournament as %s: %s", status, error)
@@ -291,7 +337,7 @@ class TournamentRun:
         return progress
 
 
-def _same_config(stored: dict, config: TournamentDef) -> bool:
+def _same_config(stored: dict[str, Any], config: TournamentDef) -> bool:
     """Whether the config stored with a tournament means ``config``: read again by this arena
     (settings added since it was stored take their defaults), it has the same digest."""
     try:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.results import find_tournament, load_results  # noqa: E402
-from arena.store import DEFAULT_URL, open_store  # noqa: E402
+from arena.results import find_tournament, load_results
+from arena.store import DEFAULT_URL, open_store
 
 REAL = "the real winner: 1548 of 1892 points over 22 games, 4 losses, each when moving second"
 
@@ -33,18 +33,28 @@ def main() -> None:
     winner = found.podium[0].team
     bot = next(t.bot for t in found.teams if t.name == winner)
     games = [g for g in found.games if g.finished and winner in (g.first, g.second)]
-    print(f"{found.tournament.name}: {len(found.teams)} teams, {found.totals.finished} games, "
-          f"{found.totals.moves} moves, run time {found.tournament.run_seconds:.0f} s")
-    print(f"podium: {', '.join(f'{s.team} ({next(t.bot for t in found.teams if t.name == s.team)})' for s in found.podium)}")
-    for label, chosen in (("whole event", games), (f"{stages[-1]} alone", [g for g in games if g.stage == len(stages) - 1])):
+    print(
+        f"{found.tournament.name}: {len(found.teams)} teams, {found.totals.finished} games, "
+        f"{found.totals.moves} moves, run time {found.tournament.run_seconds:.0f} s"
+    )
+    print(
+        "podium: "
+        + ", ".join(f"{s.team} ({next(t.bot for t in found.teams if t.name == s.team)})" for s in found.podium)
+    )
+    for label, chosen in (
+        ("whole event", games),
+        (f"{stages[-1]} alone", [g for g in games if g.stage == len(stages) - 1]),
+    ):
         seats = [0 if g.first == winner else 1 for g in chosen]
         points = sum(g.raw_points[seat] for g, seat in zip(chosen, seats) if g.raw_points)
         losses = [(g, seat) for g, seat in zip(chosen, seats) if g.winner is not None and g.winner != seat]
         second = sum(1 for _, seat in losses if seat == 1)
         draws = sum(1 for g in chosen if g.winner is None)
-        print(f"winner {winner} ({bot}), {label}: {points:.0f} of {86 * len(chosen)} points over {len(chosen)} "
-              f"games, {len(losses)} losses ({second} moving second, {len(losses) - second} moving first), "
-              f"{draws} draws")
+        print(
+            f"winner {winner} ({bot}), {label}: {points:.0f} of {86 * len(chosen)} points over {len(chosen)} "
+            f"games, {len(losses)} losses ({second} moving second, {len(losses) - second} moving first), "
+            f"{draws} draws"
+        )
     print(REAL)
     forfeits = Counter(g.termination for g in found.games if g.finished and g.offender is not None)
     print("forfeits: " + (", ".join(f"{kind} {count}" for kind, count in sorted(forfeits.items())) or "none"))

@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.config import parse_config  # noqa: E402
-from arena.runner import LocalRunner  # noqa: E402
-from arena.store import open_store  # noqa: E402
-from arena.tournament import TournamentRun  # noqa: E402
+from arena.config import parse_config
+from arena.runner import LocalRunner
+from arena.store import open_store
+from arena.tournament import TournamentRun
 
 ROOT = Path(__file__).resolve().parent.parent
 #: team -> (module, parameters); the last two budget by the clock
@@ -51,11 +51,15 @@ CLOCK_BUDGETED = {"uct-clock", "minimax-clock"}
 
 
 def tournament_yaml(clock: str, move: float, games_per_pair: int) -> str:
-    bots = "\n".join(f"  {team}: {{module: {module}, params: {params!r}}}".replace("'", '"')
-                     for team, (module, params) in FIELD.items())  # fmt: skip
-    return (f"name: fairness\ngame: xtreme\nseed: 2019\nscoring: course2019\n"
-            f"time: {{move: {move}, grace: 0.05, startup: 20, clock: {clock}}}\nbots:\n{bots}\n"
-            f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n")  # fmt: skip
+    bots = "\n".join(
+        f"  {team}: {{module: {module}, params: {params!r}}}".replace("'", '"')
+        for team, (module, params) in FIELD.items()
+    )
+    return (
+        f"name: fairness\ngame: xtreme\nseed: 2019\nscoring: course2019\n"
+        f"time: {{move: {move}, grace: 0.05, startup: 20, clock: {clock}}}\nbots:\n{bots}\n"
+        f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n"
+    )
 
 
 class Loops:
@@ -87,12 +91,14 @@ def run(folder: Path, label: str, yaml: str, loaded: bool) -> dict:
     elapsed = time.perf_counter() - start
     with sqlite3.connect(database) as connection:
         teams = dict(connection.execute("SELECT id, team FROM entries"))
-        games = connection.execute("SELECT id, seat0, seat1, winner, points0, points1, termination, offender FROM games")
+        games = connection.execute(
+            "SELECT id, seat0, seat1, winner, points0, points1, termination, offender FROM games"
+        )
         moves = {}
         for game_id, move in connection.execute("SELECT game_id, move FROM moves ORDER BY game_id, ply"):
             moves.setdefault(game_id, []).append(move)
-        points: dict[str, float] = {team: 0.0 for team in teams.values()}
-        wins: dict[str, int] = {team: 0 for team in teams.values()}
+        points: dict[str, float] = dict.fromkeys(teams.values(), 0.0)
+        wins: dict[str, int] = dict.fromkeys(teams.values(), 0)
         forfeits, seats = [], {}
         for game_id, first, second, winner, p0, p1, termination, offender in games.fetchall():
             pair = (teams[first], teams[second])
@@ -105,9 +111,17 @@ def run(folder: Path, label: str, yaml: str, loaded: bool) -> dict:
                 forfeits.append(f"{pair[offender]} {termination}")
         waits = [row[0] for row in connection.execute("SELECT wait_ms FROM moves WHERE wait_ms IS NOT NULL")]
     ranking = sorted(points, key=lambda team: (-points[team], -wins[team], team))
-    return {"label": label, "seconds": elapsed, "forfeits": forfeits, "replays": progress.replays,
-            "ranking": ranking, "moves": moves, "seats": seats,
-            "waited": sum(waits) / 1000, "max_wait_ms": max(waits, default=0.0)}  # fmt: skip
+    return {
+        "label": label,
+        "seconds": elapsed,
+        "forfeits": forfeits,
+        "replays": progress.replays,
+        "ranking": ranking,
+        "moves": moves,
+        "seats": seats,
+        "waited": sum(waits) / 1000,
+        "max_wait_ms": max(waits, default=0.0),
+    }
 
 
 def spearman(first: list[str], second: list[str]) -> float:
@@ -122,9 +136,11 @@ def compare(quiet: dict, loaded: dict) -> dict:
     for game_id, pair in quiet["seats"].items():
         kind = "clock" if set(pair) & CLOCK_BUDGETED else "iterations"
         same[kind].append(quiet["moves"].get(game_id) == loaded["moves"].get(game_id))
-    return {"spearman": spearman(quiet["ranking"], loaded["ranking"]),
-            "podium": quiet["ranking"][:3] == loaded["ranking"][:3],
-            "identical": {kind: (sum(values), len(values)) for kind, values in same.items()}}  # fmt: skip
+    return {
+        "spearman": spearman(quiet["ranking"], loaded["ranking"]),
+        "podium": quiet["ranking"][:3] == loaded["ranking"][:3],
+        "identical": {kind: (sum(values), len(values)) for kind, values in same.items()},
+    }
 
 
 def main() -> None:
@@ -137,29 +153,39 @@ def main() -> None:
     yaml = tournament_yaml(options.clock, options.move, options.games_per_pair)
     teams = len(FIELD)
     games = teams * (teams - 1) // 2 * options.games_per_pair
-    print(f"xtreme, {teams} built-in bots ({len(CLOCK_BUDGETED)} budget by the clock), {games} games, "
-          f"{options.move:g} s a move on the {options.clock} clock, {os.cpu_count()} CPUs; "
-          f"loaded: {2 * len(os.sched_getaffinity(0))} busy loops")
+    print(
+        f"xtreme, {teams} built-in bots ({len(CLOCK_BUDGETED)} budget by the clock), {games} games, "
+        f"{options.move:g} s a move on the {options.clock} clock, {os.cpu_count()} CPUs; "
+        f"loaded: {2 * len(os.sched_getaffinity(0))} busy loops"
+    )
     comparisons = []
     with tempfile.TemporaryDirectory(prefix="arena-fairness-") as folder:
         for number in range(options.runs):
             results = [run(Path(folder), f"{kind}-{number}", yaml, kind == "loaded") for kind in ("quiet", "loaded")]
             for result in results:
-                print(f"  {result['label']:9} {result['seconds']:6.1f} s; forfeits by well-behaved bots: "
-                      f"{len(result['forfeits'])} {result['forfeits'][:5]}; games replayed for overload: "
-                      f"{result['replays']}; time the bots waited for a CPU: {result['waited']:.1f} s in all "
-                      f"(longest {result['max_wait_ms']:.0f} ms a move)")
+                print(
+                    f"  {result['label']:9} {result['seconds']:6.1f} s; forfeits by well-behaved bots: "
+                    f"{len(result['forfeits'])} {result['forfeits'][:5]}; games replayed for overload: "
+                    f"{result['replays']}; time the bots waited for a CPU: {result['waited']:.1f} s in all "
+                    f"(longest {result['max_wait_ms']:.0f} ms a move)"
+                )
                 print(f"            ranking: {', '.join(result['ranking'])}")
             comparison = compare(*results)
             comparisons.append(comparison)
             identical = comparison["identical"]
-            print(f"  agreement: Spearman {comparison['spearman']:.3f}; same podium: {comparison['podium']}; "
-                  "identical move lists: "
-                  + "; ".join(f"{kind}-budgeted {same}/{total} ({100 * same / max(total, 1):.1f} %)"
-                              for kind, (same, total) in identical.items()))  # fmt: skip
+            print(
+                f"  agreement: Spearman {comparison['spearman']:.3f}; same podium: {comparison['podium']}; "
+                "identical move lists: "
+                + "; ".join(
+                    f"{kind}-budgeted {same}/{total} ({100 * same / max(total, 1):.1f} %)"
+                    for kind, (same, total) in identical.items()
+                )
+            )
     if options.runs > 1:
-        print(f"median Spearman {statistics.median(c['spearman'] for c in comparisons):.3f}; podium the same in "
-              f"{sum(c['podium'] for c in comparisons)} of {options.runs}")
+        print(
+            f"median Spearman {statistics.median(c['spearman'] for c in comparisons):.3f}; podium the same in "
+            f"{sum(c['podium'] for c in comparisons)} of {options.runs}"
+        )
 
 
 if __name__ == "__main__":

@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.botspec import BotSpec  # noqa: E402
-from arena.job import GameJob, TimeControl  # noqa: E402
-from arena.worker import GameWorker  # noqa: E402
+from arena.botspec import BotSpec
+from arena.job import GameJob, TimeControl
+from arena.worker import GameWorker
 
 #: each built-in bot at a budget the default tournament uses
 BOTS = {
@@ -45,8 +45,15 @@ def first_moves(name: str, params: dict, game: str, games: int, fork: bool) -> t
     firsts, later = [], []
     for number in range(games):
         with GameWorker(fork=fork) as worker:  # a worker of its own: a fresh process every game
-            record = worker.play(GameJob(number, {"name": game, "params": {}}, (spec, OPPONENT), 1000 + number,
-                                         TimeControl(move=2.0, clock="cpu", startup=30.0)))
+            record = worker.play(
+                GameJob(
+                    number,
+                    {"name": game, "params": {}},
+                    (spec, OPPONENT),
+                    1000 + number,
+                    TimeControl(move=2.0, clock="cpu", startup=30.0),
+                )
+            )
         times = [m.cpu_ms for m in record.moves if m.seat == 0]
         firsts.append(times[:5])
         later.extend(times[5:])
@@ -60,10 +67,14 @@ def main() -> None:
     parser.add_argument("--start", choices=("plain", "forked", "both"), default="both")
     options = parser.parse_args()
     starts = ["plain", "forked"] if options.start == "both" else [options.start]
-    print(f"{options.game}: CPU ms of each of the first 5 moves (median over {options.games} games, each in a fresh "
-          "process; in brackets the largest) and the steady median of later moves")
-    print(f"{'bot':11} {'start':7} {'move 1':>13} {'move 2':>13} {'move 3':>13} {'move 4':>13} {'move 5':>13} "
-          f"{'steady':>7} {'worst/steady':>12}")
+    print(
+        f"{options.game}: CPU ms of each of the first 5 moves (median over {options.games} games, each in a fresh "
+        "process; in brackets the largest) and the steady median of later moves"
+    )
+    print(
+        f"{'bot':11} {'start':7} {'move 1':>13} {'move 2':>13} {'move 3':>13} {'move 4':>13} {'move 5':>13} "
+        f"{'steady':>7} {'worst/steady':>12}"
+    )
     for name, params in BOTS.items():
         for start in starts:
             firsts, steady = first_moves(name, params, options.game, options.games, start == "forked")

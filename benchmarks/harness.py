@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import random
 import statistics
 import sys
@@ -32,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import select  # noqa: E402
 
+from arena import worker  # noqa: E402
 from arena.botspec import BotSpec  # noqa: E402
 from arena.config import parse_config  # noqa: E402
 from arena.games import get_game  # noqa: E402
@@ -40,7 +40,6 @@ from arena.records import BotFault  # noqa: E402
 from arena.runner import LocalRunner  # noqa: E402
 from arena.store import Move, open_store  # noqa: E402
 from arena.tournament import TournamentRun  # noqa: E402
-from arena import worker  # noqa: E402
 from arena.worker import GameWorker  # noqa: E402
 
 launcher_limit = worker.MAX_LAUNCHERS
@@ -62,12 +61,15 @@ def floor_rate(games: int) -> float:
 
 def tournament_yaml(name: str, teams: int, games_per_pair: int) -> str:
     bots = "\n".join(f"  r{i}: {{module: bots.randombot}}" for i in range(teams))
-    return (f"name: {name}\ngame: uttt\nseed: 1\ntime: {{move: 1.0}}\nbots:\n{bots}\n"
-            f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n")  # fmt: skip
+    return (
+        f"name: {name}\ngame: uttt\nseed: 1\ntime: {{move: 1.0}}\nbots:\n{bots}\n"
+        f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n"
+    )
 
 
-def harness_rate(workers: int, teams: int, games_per_pair: int, folder: Path, pin: bool = True,
-                 launcher: bool = True) -> tuple[float, int, list[float]]:  # fmt: skip
+def harness_rate(
+    workers: int, teams: int, games_per_pair: int, folder: Path, pin: bool = True, launcher: bool = True
+) -> tuple[float, int, list[float]]:
     """Games a second of a whole uttt random tournament through the harness, and its moves'
     wall ms; ``pin``: workers on CPUs of their own; ``launcher``: Python bots forked from each
     worker's launcher (else started the plain way, through the sandbox wrapper)."""
@@ -121,9 +123,11 @@ def busy_forfeits(workers: int, moves: int, folder: Path) -> tuple[int, int]:
     """(moves played, forfeits) of busy90 bots (90 % of a 50 ms limit), every worker busy."""
     per_game = 40  # about: uttt random games last 40-60 plies
     pairs = max(1, moves // per_game)
-    yaml = (f"name: busy\ngame: uttt\nseed: 2\ntime: {{move: 0.05}}\nbots:\n"
-            f"  a: {{path: {BOTS / 'busy90.py'}}}\n  b: {{path: {BOTS / 'busy90.py'}}}\n"
-            f"stages:\n  - {{games_per_pair: {pairs}}}\n")  # fmt: skip
+    yaml = (
+        f"name: busy\ngame: uttt\nseed: 2\ntime: {{move: 0.05}}\nbots:\n"
+        f"  a: {{path: {BOTS / 'busy90.py'}}}\n  b: {{path: {BOTS / 'busy90.py'}}}\n"
+        f"stages:\n  - {{games_per_pair: {pairs}}}\n"
+    )
     sessions = open_store(f"sqlite:///{folder}/busy-{time.monotonic_ns()}.sqlite3")
     run = TournamentRun(parse_config(yaml), yaml, sessions, ROOT, workers)
     run.prepare()
@@ -147,9 +151,13 @@ def main() -> None:
     games = args.teams * (args.teams - 1) // 2 * args.games_per_pair
     print(f"(a) uttt random vs random, {games} games a run, median of {args.runs} runs")
     w = args.workers
-    setups = {(1, True, True): "1 worker", (w, True, True): f"{w} workers",
-              (w, False, True): f"{w} workers, not pinned", (w, True, False): f"{w} workers, no launcher",
-              (w, False, False): f"{w} workers, neither (plain)"}  # fmt: skip
+    setups = {
+        (1, True, True): "1 worker",
+        (w, True, True): f"{w} workers",
+        (w, False, True): f"{w} workers, not pinned",
+        (w, True, False): f"{w} workers, no launcher",
+        (w, False, False): f"{w} workers, neither (plain)",
+    }
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         floors: list[float] = []
@@ -167,18 +175,26 @@ def main() -> None:
         print(f"    floor, one process, no storage:     {floor:8.1f} games/s")
         for setup, values in rates.items():
             median = statistics.median(values)
-            print(f"    harness, {setups[setup] + ':':27} {median:8.1f} games/s ({median / plain:.2f} x plain; "
-                  f"runs: {', '.join(f'{v:.0f}' for v in values)})")  # fmt: skip
+            print(
+                f"    harness, {setups[setup] + ':':27} {median:8.1f} games/s ({median / plain:.2f} x plain; "
+                f"runs: {', '.join(f'{v:.0f}' for v in values)})"
+            )
         walls.sort()
-        print(f"(b) harness overhead per move (instant bot, 1 worker, {len(walls)} moves): "
-              f"median {statistics.median(walls) * 1000:.0f} us, p99 {walls[int(len(walls) * 0.99)] * 1000:.0f} us")  # fmt: skip
+        print(
+            f"(b) harness overhead per move (instant bot, 1 worker, {len(walls)} moves): "
+            f"median {statistics.median(walls) * 1000:.0f} us, p99 {walls[int(len(walls) * 0.99)] * 1000:.0f} us"
+        )
         delays = kill_delays(args.workers, 0.1, 10)
-        print(f"(c) never-answering bot, limit 100 ms, grace {TimeControl().grace * 1000:.0f} ms, "
-              f"{args.workers} at once, {len(delays)} kills: killed past the limit by median "
-              f"{statistics.median(delays) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms")  # fmt: skip
+        print(
+            f"(c) never-answering bot, limit 100 ms, grace {TimeControl().grace * 1000:.0f} ms, "
+            f"{args.workers} at once, {len(delays)} kills: killed past the limit by median "
+            f"{statistics.median(delays) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms"
+        )
         played, forfeits = busy_forfeits(args.workers, args.busy_moves, folder)
-        print(f"    bot thinking 90 % of a 50 ms limit, {args.workers} workers: {played} moves, "
-              f"{forfeits} forfeits (target 0)")
+        print(
+            f"    bot thinking 90 % of a 50 ms limit, {args.workers} workers: {played} moves, "
+            f"{forfeits} forfeits (target 0)"
+        )
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.games import GAMES, get_game  # noqa: E402
-from tests.reference import reference  # noqa: E402
+from arena.games import GAMES, get_game
+from tests.reference import reference
 
 TARGETS = {"tictactoe": 400_000, "uttt": 35_000, "othello": 3_000, "xtreme": 15_000}
 
@@ -57,12 +57,14 @@ def main() -> None:
         fast_runs, ref_runs = [], []
         ref_playout = reference_playout(reference(name).initial(), rng)
         for _ in range(args.runs):  # interleaved, so both see the same machine load
-            fast_runs.append(rate(lambda: start.random_playout(rng), args.seconds))
+            fast_runs.append(rate(lambda start=start, rng=rng: start.random_playout(rng), args.seconds))
             ref_runs.append(rate(ref_playout, args.seconds / 4))
         fast, ref = statistics.median(fast_runs), statistics.median(ref_runs)
         target = TARGETS[name]
-        print(f"{name:<10} {fast:>10,.0f} {ref:>12,.0f} {fast / ref:>8.1f}x {target:>9,}  "
-              f"{'yes' if fast >= target else 'NO'}")
+        print(
+            f"{name:<10} {fast:>10,.0f} {ref:>12,.0f} {fast / ref:>8.1f}x {target:>9,}  "
+            f"{'yes' if fast >= target else 'NO'}"
+        )
 
 
 if __name__ == "__main__":

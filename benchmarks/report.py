@@ -53,18 +53,27 @@ def main() -> None:
     times = []
     for _ in range(args.runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", "report", "--db", url,
-                        "--out", str(out)], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-c", "from arena.cli import main; main()", "report", "--db", url, "--out", str(out)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         times.append(time.perf_counter() - start)
     pages = list((out / "games").glob("*.html"))
     largest = max(pages, key=lambda p: p.stat().st_size)
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     median = statistics.median(times)
-    print(f"arena report: median {median:.2f} s over {args.runs} runs ({', '.join(f'{t:.2f}' for t in times)}); "
-          f"budget {BUDGET:.0f} s: {'ok' if median <= BUDGET else 'OVER'}")  # fmt: skip
-    print(f"pages: {len(list(out.rglob('*.html')))}, site {total / 1e6:.1f} MB; largest game page "
-          f"{largest.name}: {largest.stat().st_size / 1024:.1f} KiB; index {(out / 'index.html').stat().st_size / 1024:.1f} KiB, "
-          f"crosstable {(out / 'crosstable.html').stat().st_size / 1024:.1f} KiB")  # fmt: skip
+    print(
+        f"arena report: median {median:.2f} s over {args.runs} runs ({', '.join(f'{t:.2f}' for t in times)}); "
+        f"budget {BUDGET:.0f} s: {'ok' if median <= BUDGET else 'OVER'}"
+    )
+    print(
+        f"pages: {len(list(out.rglob('*.html')))}, site {total / 1e6:.1f} MB; largest game page "
+        f"{largest.name}: {largest.stat().st_size / 1024:.1f} KiB; "
+        f"index {(out / 'index.html').stat().st_size / 1024:.1f} KiB, "
+        f"crosstable {(out / 'crosstable.html').stat().st_size / 1024:.1f} KiB"
+    )
     if args.keep or args.db:
         print(f"report kept in {out}")
     else:

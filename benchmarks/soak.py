@@ -25,12 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.botplayer import WARM_PROCESSES  # noqa: E402
 from arena.config import parse_config  # noqa: E402
 from arena.process import child_pids  # noqa: E402
 from arena.runner import LocalRunner  # noqa: E402
 from arena.store import open_store  # noqa: E402
 from arena.tournament import TournamentRun  # noqa: E402
-from arena.worker import WARM_PROCESSES  # noqa: E402
 
 BOTS = ROOT / "tests" / "fixtures" / "bots"
 #: growth from the 20 % mark to the end still called flat: resident memory (MiB), descriptors
@@ -76,8 +76,15 @@ def sample(games: int, start: float) -> Sample:
     """What this process (the parent) and its workers hold now."""
     workers = child_pids(os.getpid(), every_thread=True)
     bots = sum(len(child_pids(worker, every_thread=True)) for worker in workers)
-    return Sample(games, time.monotonic() - start, rss_kib("self"), fds("self"), sum(rss_kib(w) for w in workers),
-                  sum(fds(w) for w in workers), bots)  # fmt: skip
+    return Sample(
+        games,
+        time.monotonic() - start,
+        rss_kib("self"),
+        fds("self"),
+        sum(rss_kib(w) for w in workers),
+        sum(fds(w) for w in workers),
+        bots,
+    )
 
 
 def tournament(teams: int, games: int) -> str:
@@ -86,9 +93,13 @@ def tournament(teams: int, games: int) -> str:
     per_pair = math.ceil(games / pairs)
     if per_pair > 100:
         raise SystemExit(f"{games} games need more than {teams} teams (at most 100 games a pair)")
-    bots = "".join(f"  team-{n}: {{path: {BOTS / ('first_legal.py' if n % 2 else 'seeded_random.py')}}}\n"
-                   for n in range(teams))  # fmt: skip
-    return f"name: soak\ngame: tictactoe\nseed: 1\ntime: {{move: 1.0}}\nbots:\n{bots}stages:\n  - {{games_per_pair: {per_pair}}}\n"
+    bots = "".join(
+        f"  team-{n}: {{path: {BOTS / ('first_legal.py' if n % 2 else 'seeded_random.py')}}}\n" for n in range(teams)
+    )
+    return (
+        f"name: soak\ngame: tictactoe\nseed: 1\ntime: {{move: 1.0}}\nbots:\n{bots}"
+        f"stages:\n  - {{games_per_pair: {per_pair}}}\n"
+    )
 
 
 def soak(games: int, every: int, workers: int, teams: int, folder: Path, report=print) -> list[Sample]:
@@ -121,13 +132,15 @@ def growth(samples: list[Sample], mark_at: float = 0.2) -> dict[str, float]:
     total = running[-1].games
     mark = next(s for s in running if s.games >= mark_at * total)
     end = running[-1]
-    return {"parent RSS MiB": (end.parent_rss_kib - mark.parent_rss_kib) / 1024,
-            "parent fds": end.parent_fds - mark.parent_fds,
-            "workers RSS MiB": (end.workers_rss_kib - mark.workers_rss_kib) / 1024,
-            "workers fds": end.workers_fds - mark.workers_fds,
-            # a worker holds 3 pipes a bot process; a sample may catch one being started or closed
-            "workers fds beyond the bots' pipes": (end.workers_fds - PIPES * end.bots)
-                                                  - (mark.workers_fds - PIPES * mark.bots)}  # fmt: skip
+    return {
+        "parent RSS MiB": (end.parent_rss_kib - mark.parent_rss_kib) / 1024,
+        "parent fds": end.parent_fds - mark.parent_fds,
+        "workers RSS MiB": (end.workers_rss_kib - mark.workers_rss_kib) / 1024,
+        "workers fds": end.workers_fds - mark.workers_fds,
+        # a worker holds 3 pipes a bot process; a sample may catch one being started or closed
+        "workers fds beyond the bots' pipes": (end.workers_fds - PIPES * end.bots)
+        - (mark.workers_fds - PIPES * mark.bots),
+    }
 
 
 def main() -> None:
@@ -138,30 +151,44 @@ def main() -> None:
     parser.add_argument("--teams", type=int, default=24)
     args = parser.parse_args()
     print(f"soak: at least {args.games} tic-tac-toe games of instant bots, {args.teams} teams, {args.workers} workers")
-    print(f"{'games':>7} {'seconds':>8} {'games/s':>8} {'parent RSS MiB':>15} {'parent fds':>10} "
-          f"{'workers RSS MiB':>16} {'workers fds':>11} {'bots':>5}")  # fmt: skip
+    print(
+        f"{'games':>7} {'seconds':>8} {'games/s':>8} {'parent RSS MiB':>15} {'parent fds':>10} "
+        f"{'workers RSS MiB':>16} {'workers fds':>11} {'bots':>5}"
+    )
 
     def report(s: Sample) -> None:
         rate = s.games / s.seconds if s.seconds > 0 else 0.0
-        print(f"{s.games:7d} {s.seconds:8.1f} {rate:8.1f} {s.parent_rss_kib / 1024:15.1f} {s.parent_fds:10d} "
-              f"{s.workers_rss_kib / 1024:16.1f} {s.workers_fds:11d} {s.bots:5d}", flush=True)  # fmt: skip
+        print(
+            f"{s.games:7d} {s.seconds:8.1f} {rate:8.1f} {s.parent_rss_kib / 1024:15.1f} {s.parent_fds:10d} "
+            f"{s.workers_rss_kib / 1024:16.1f} {s.workers_fds:11d} {s.bots:5d}",
+            flush=True,
+        )
 
     with tempfile.TemporaryDirectory() as tmp:
         samples = soak(args.games, args.every, args.workers, args.teams, Path(tmp), report)
     first, last = samples[0], samples[-1]
-    print(f"after the run (workers stopped): parent fds {last.parent_fds} (at the start {first.parent_fds}), "
-          f"bot processes {last.bots}")
+    print(
+        f"after the run (workers stopped): parent fds {last.parent_fds} (at the start {first.parent_fds}), "
+        f"bot processes {last.bots}"
+    )
     change = growth(samples)
     print("growth from the 20 % mark to the end: " + ", ".join(f"{k} {v:+.1f}" for k, v in change.items()))
     most_bots = max(s.bots for s in samples)
-    flat = (change["parent RSS MiB"] <= FLAT_RSS_MIB and change["workers RSS MiB"] <= FLAT_RSS_MIB
-            and change["parent fds"] <= FLAT_FDS and change["workers fds beyond the bots' pipes"] <= FLAT_FDS
-            and most_bots <= args.workers * (WARM_PROCESSES + 2)
-            and last.parent_fds == first.parent_fds and last.bots == 0)  # fmt: skip
-    print(f"verdict: {'flat' if flat else 'NOT flat'} (memory within {FLAT_RSS_MIB:g} MiB, descriptors within "
-          f"{FLAT_FDS} besides {PIPES} a bot process, at most {most_bots} bot processes for a bound of "
-          f"{args.workers * (WARM_PROCESSES + 2)}, all back to the start after the run); "
-          f"{last.games / last.seconds:.1f} games/s overall")  # fmt: skip
+    flat = (
+        change["parent RSS MiB"] <= FLAT_RSS_MIB
+        and change["workers RSS MiB"] <= FLAT_RSS_MIB
+        and change["parent fds"] <= FLAT_FDS
+        and change["workers fds beyond the bots' pipes"] <= FLAT_FDS
+        and most_bots <= args.workers * (WARM_PROCESSES + 2)
+        and last.parent_fds == first.parent_fds
+        and last.bots == 0
+    )
+    print(
+        f"verdict: {'flat' if flat else 'NOT flat'} (memory within {FLAT_RSS_MIB:g} MiB, descriptors within "
+        f"{FLAT_FDS} besides {PIPES} a bot process, at most {most_bots} bot processes for a bound of "
+        f"{args.workers * (WARM_PROCESSES + 2)}, all back to the start after the run); "
+        f"{last.games / last.seconds:.1f} games/s overall"
+    )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.clock import Clock  # noqa: E402
-from arena.games import get_game  # noqa: E402
+from arena.clock import Clock
+from arena.games import get_game
 
 ALL_GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 
@@ -95,9 +95,8 @@ def default_checks(games: list[str]) -> list[Check]:
     checks = []
     if "tictactoe" in games:
         for strong in ("minimax", "rules(variant=combined)"):
-            for other in ("randombot", "uct", "minimax", "rules(variant=combined)", "flatmc"):
-                if other != strong:
-                    checks.append(Check("tictactoe", p(strong), p(other), "never_loses"))
+            others = ("randombot", "uct", "minimax", "rules(variant=combined)", "flatmc")
+            checks.extend(Check("tictactoe", p(strong), p(other), "never_loses") for other in others if other != strong)
     for game in ("uttt", "xtreme"):
         if game in games:
             checks += [
@@ -160,11 +159,11 @@ def _job(args: tuple) -> tuple:
 
 def run_checks(checks: list[Check], seconds: float, pairings: int, jobs: int) -> None:
     """Play every check's games (half with each bot first), in ``jobs`` processes."""
-    tasks = []
-    for index, check in enumerate(checks):
-        for n in range(pairings):
-            tasks.append((index, check.game, check.first, check.second, n % 2 == 1, seconds,
-                          1000 * index + n))  # fmt: skip
+    tasks = [
+        (index, check.game, check.first, check.second, n % 2 == 1, seconds, 1000 * index + n)
+        for index, check in enumerate(checks)
+        for n in range(pairings)
+    ]
     overruns = [[0, 0] for _ in checks]
     cpu_overruns = [[0, 0] for _ in checks]
     longest = [[0.0, 0.0] for _ in checks]
@@ -178,17 +177,25 @@ def run_checks(checks: list[Check], seconds: float, pairings: int, jobs: int) ->
                 cpu_overruns[index][seat] += cpu_over[seat]
                 longest[index][seat] = max(longest[index][seat], long[seat])
             done += 1
-            print(f"\r  {done}/{len(tasks)} games, {time.monotonic() - started:.0f} s", end="",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"\r  {done}/{len(tasks)} games, {time.monotonic() - started:.0f} s",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
     print(file=sys.stderr)
     report(checks, overruns, cpu_overruns, longest, seconds, pairings)
 
 
 def report(checks, overruns, cpu_overruns, longest, seconds, pairings) -> None:
-    print(f"\nMatches: {pairings} games a pairing (half with each bot first), {seconds:g} s a move "
-          "unless marked @Nt (N times that)")
-    header = (f"{'game':<10} {'first':<26} {'second':<26} {'W':>3} {'D':>3} {'L':>3} {'win%':>5} "
-              f"{'score%':>6}  {'claim':<15} {'ok':<3} {'over':>9}  longest move ms")  # fmt: skip
+    print(
+        f"\nMatches: {pairings} games a pairing (half with each bot first), {seconds:g} s a move "
+        "unless marked @Nt (N times that)"
+    )
+    header = (
+        f"{'game':<10} {'first':<26} {'second':<26} {'W':>3} {'D':>3} {'L':>3} {'win%':>5} "
+        f"{'score%':>6}  {'claim':<15} {'ok':<3} {'over':>9}  longest move ms"
+    )
     print(header)
     print("-" * len(header))
     for check, over, cpu_over, long in zip(checks, overruns, cpu_overruns, longest):
@@ -203,10 +210,12 @@ def report(checks, overruns, cpu_overruns, longest, seconds, pairings) -> None:
         else:
             ok = score > 0.5
         verdict = "" if check.kind == "none" else "ok" if ok else "NO"
-        print(f"{check.game:<10} {check.first.label:<26} {check.second.label:<26} {wins:>3} "
-              f"{draws:>3} {losses:>3} {win_share:>5.0%} {score:>6.0%}  {check.claim():<15} "
-              f"{verdict:<3} {sum(over):>4}/{sum(cpu_over):<4}  "
-              f"{long[0] * 1000:.0f} / {long[1] * 1000:.0f}")  # fmt: skip
+        print(
+            f"{check.game:<10} {check.first.label:<26} {check.second.label:<26} {wins:>3} "
+            f"{draws:>3} {losses:>3} {win_share:>5.0%} {score:>6.0%}  {check.claim():<15} "
+            f"{verdict:<3} {sum(over):>4}/{sum(cpu_over):<4}  "
+            f"{long[0] * 1000:.0f} / {long[1] * 1000:.0f}"
+        )
 
 
 def run_matrix(bots: list[Player], games: list[str], seconds: float, pairings: int, jobs: int) -> None:
@@ -223,8 +232,7 @@ def iterations_per_second(games: list[str], seconds: float) -> None:
     """Iterations per second of uct and hmcts (and qlearning episodes) on three positions of a
     random game per game (start, a third in, two thirds in): median of the three."""
     print(f"\nSearch speed: iterations per second (median over three positions, {seconds:g} s each)")
-    print(f"{'game':<10} {'uct':>8} {'hmcts':>8} {'hmcts(heavy=0)':>15} {'qlearning':>10} "
-          f"{'random playouts':>16}")  # fmt: skip
+    print(f"{'game':<10} {'uct':>8} {'hmcts':>8} {'hmcts(heavy=0)':>15} {'qlearning':>10} {'random playouts':>16}")
     for name in games:
         game = get_game(name)
         rng = random.Random(1)
@@ -233,9 +241,12 @@ def iterations_per_second(games: list[str], seconds: float) -> None:
             line.append(line[-1].play(rng.choice(line[-1].legal_moves())))
         positions = [line[0], line[len(line) // 3], line[2 * len(line) // 3]]
         row = []
-        for bot, params, attr in (("uct", {}, "last_iterations"), ("hmcts", {}, "last_iterations"),
-                                  ("hmcts", {"heavy": 0.0}, "last_iterations"),
-                                  ("qlearning", {}, "last_episodes")):  # fmt: skip
+        for bot, params, attr in (
+            ("uct", {}, "last_iterations"),
+            ("hmcts", {}, "last_iterations"),
+            ("hmcts", {"heavy": 0.0}, "last_iterations"),
+            ("qlearning", {}, "last_episodes"),
+        ):
             module = importlib.import_module(f"bots.{bot}")
             rates = []
             for state in positions:
@@ -252,22 +263,25 @@ def iterations_per_second(games: list[str], seconds: float) -> None:
                 count += 1
             playout_rates.append(count / (time.monotonic() - start))
         row.append(statistics.median(playout_rates))
-        print(f"{name:<10} {row[0]:>8,.0f} {row[1]:>8,.0f} {row[2]:>15,.0f} {row[3]:>10,.0f} "
-              f"{row[4]:>16,.0f}")  # fmt: skip
+        print(f"{name:<10} {row[0]:>8,.0f} {row[1]:>8,.0f} {row[2]:>15,.0f} {row[3]:>10,.0f} {row[4]:>16,.0f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default=",".join(ALL_GAMES),
-                        help="comma-separated games (default: all four)")
+    parser.add_argument("--games", default=",".join(ALL_GAMES), help="comma-separated games (default: all four)")
     parser.add_argument("--time", type=float, default=0.1, help="seconds a move (default 0.1)")
-    parser.add_argument("--pairings", type=int, default=24,
-                        help="games per pairing, half with each bot first (default 24)")
+    parser.add_argument(
+        "--pairings", type=int, default=24, help="games per pairing, half with each bot first (default 24)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--bots", help="comma-separated bots for a full matrix instead of the "
-                        "default pairings, e.g. 'uct,hmcts(heavy=0.5),minimax@4t'")
-    parser.add_argument("--speed-seconds", type=float, default=0.5,
-                        help="seconds per position of the speed measurement (0: skip it)")
+    parser.add_argument(
+        "--bots",
+        help="comma-separated bots for a full matrix instead of the "
+        "default pairings, e.g. 'uct,hmcts(heavy=0.5),minimax@4t'",
+    )
+    parser.add_argument(
+        "--speed-seconds", type=float, default=0.5, help="seconds per position of the speed measurement (0: skip it)"
+    )
     args = parser.parse_args()
     games = [g for g in args.games.split(",") if g]
     unknown = set(games) - set(ALL_GAMES)

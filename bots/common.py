@@ -130,9 +130,7 @@ def resolve_game(bot: str, games: Sequence[str], game: Game | str) -> Game:
     does not play it."""
     name = game if isinstance(game, str) else getattr(game, "name", None)
     if not isinstance(name, str) or name not in games:
-        raise BotParameterError(
-            f"bot {bot!r} does not play {name!r}; it plays {', '.join(games)}"
-        )
+        raise BotParameterError(f"bot {bot!r} does not play {name!r}; it plays {', '.join(games)}")
     return get_game(name) if isinstance(game, str) else game
 
 
@@ -202,10 +200,15 @@ def no_gc_pauses() -> Iterator[None]:
 
 
 def setup(
-    bot: str, games: Sequence[str], parameters: Mapping[str, Param], game: Game | str,
-    seat: int, rng: random.Random, params: Mapping[str, Any],
+    bot: str,
+    games: Sequence[str],
+    parameters: Mapping[str, Param],
+    game: Game | str,
+    seat: int,
+    rng: random.Random,
+    params: Mapping[str, Any],
     prepare: Callable[[], Any] | None = None,
-) -> tuple[Game, dict[str, Any]]:  # fmt: skip
+) -> tuple[Game, dict[str, Any]]:
     """What every ``make_bot`` does first: check the game, the seat, the generator and the
     parameters, then ``build_tables`` (with the bot's ``prepare``). Returns the game and the
     resolved parameters."""
@@ -214,8 +217,7 @@ def setup(
         raise BotParameterError(f"bot {bot!r}: seat must be 0 or 1, not {seat!r}")
     if not isinstance(rng, random.Random):
         raise BotParameterError(
-            f"bot {bot!r}: rng must be a random.Random (the only randomness a bot may use), "
-            f"not {type(rng).__name__}"
+            f"bot {bot!r}: rng must be a random.Random (the only randomness a bot may use), not {type(rng).__name__}"
         )
     values = resolve_parameters(bot, parameters, params)
     build_tables(resolved_game, prepare)
@@ -250,7 +252,7 @@ class Budget:
     searches that cannot be cut into short iterations (alpha-beta checks it at every node).
     """
 
-    __slots__ = ("limit", "count", "stop_at", "last", "longest", "now")
+    __slots__ = ("count", "last", "limit", "longest", "now", "stop_at")
 
     def __init__(self, clock: Any, limit: int | None, fallback: int) -> None:
         self.count = 0

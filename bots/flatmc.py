@@ -20,8 +20,14 @@ from bots.common import Budget, Param, best_by, no_gc_pauses, rehearse, setup
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 PARAMETERS: dict[str, Param] = {
-    "playouts": Param(None, int, "playouts per move, over all moves (fewer if the clock would run out first)", low=1, optional=True,
-                      none_means="think until the clock's safety margin"),
+    "playouts": Param(
+        None,
+        int,
+        "playouts per move, over all moves (fewer if the clock would run out first)",
+        low=1,
+        optional=True,
+        none_means="think until the clock's safety margin",
+    ),
     "win": Param(1.0, float, "points of a playout won"),
     "loss": Param(-10.0, float, "points of a playout lost"),
     "draw": Param(0.0, float, "points of a drawn playout"),

@@ -36,10 +36,13 @@ LINES_THROUGH = tuple(tuple(line for line in LINES if line >> cell & 1) for cell
 #: THREATS[mask]: the cells outside ``mask`` that complete a line with two cells of ``mask``
 #: (AND it with the empty cells: the third cell may be taken)
 THREATS = tuple(
-    sum(1 << c for c in range(9)
-        if not mask >> c & 1 and any(line & mask == line & ~(1 << c) for line in LINES_THROUGH[c]))
+    sum(
+        1 << c
+        for c in range(9)
+        if not mask >> c & 1 and any(line & mask == line & ~(1 << c) for line in LINES_THROUGH[c])
+    )
     for mask in range(512)
-)  # fmt: skip
+)
 #: the place of each cell (or small board on a big board): centre 3, corners 2, edges 1
 PLACE_WEIGHT = (2, 1, 2, 1, 3, 1, 2, 1, 2)
 CENTRE = 4
@@ -74,10 +77,11 @@ def _small_scores(own: int, opp: int) -> tuple[int, ...]:
     empty = FULL & ~(own | opp)
     threats = THREATS[opp] & empty
     return tuple(
-        (SMALL_WIN * WINS[own | 1 << c] + SMALL_TWO * new_twos(own, opp, c)
-         + SMALL_BLOCK * (threats >> c & 1)) if empty >> c & 1 else 0
+        (SMALL_WIN * WINS[own | 1 << c] + SMALL_TWO * new_twos(own, opp, c) + SMALL_BLOCK * (threats >> c & 1))
+        if empty >> c & 1
+        else 0
         for c in range(9)
-    )  # fmt: skip
+    )
 
 
 def _line_value(own: int, blocked: int) -> int:
@@ -168,7 +172,7 @@ class UltimateView:
     ``own_won[k]``, ``opp_won[k]``, ``dead[k]``: 9-bit masks of big board ``k``'s small boards.
     """
 
-    __slots__ = ("seat", "own", "opp", "own_won", "opp_won", "dead", "boards")
+    __slots__ = ("boards", "dead", "opp", "opp_won", "own", "own_won", "seat")
 
     own_won: tuple[int, ...]
     opp_won: tuple[int, ...]
@@ -319,6 +323,7 @@ def ultimate_winning_moves(state: Any) -> list[int]:
 
 
 # --- othello -------------------------------------------------------------------------------------
+
 
 def square_weights(size: int) -> tuple[int, ...]:
     """The weight of each square of a ``size`` board, by where it lies, so that 8x8 gets the
@@ -530,8 +535,12 @@ def position_key(state: Any) -> Any:
     if name == "uttt":
         return (state.masks, state.forced_board, state.ply & 1)
     if name == "xtreme":
-        return (state.masks, state.to_move, state.bonus, None if state.last_move is None
-                else split_move(state, state.last_move)[1])  # fmt: skip
+        return (
+            state.masks,
+            state.to_move,
+            state.bonus,
+            None if state.last_move is None else split_move(state, state.last_move)[1],
+        )
     if name == "othello":
         return (state.black, state.white, state.to_move)
     return (type(state), state.ply, state.to_move, state.last_move, repr(state.to_dict()))

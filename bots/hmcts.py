@@ -45,9 +45,15 @@ DEFAULT_C = 0.4
 PARAMETERS: dict[str, Param] = {
     **UCT_PARAMETERS,
     "c": Param(DEFAULT_C, float, "UCB1 exploration constant", low=0.0),
-    "heavy": Param(None, float, "share of heavy playouts", low=0.0, high=1.0, optional=True,
-                   none_means="the game's default: " + ", ".join(
-                       f"{game} {share:g}" for game, share in DEFAULT_HEAVY.items())),
+    "heavy": Param(
+        None,
+        float,
+        "share of heavy playouts",
+        low=0.0,
+        high=1.0,
+        optional=True,
+        none_means="the game's default: " + ", ".join(f"{game} {share:g}" for game, share in DEFAULT_HEAVY.items()),
+    ),
 }
 
 

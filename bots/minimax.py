@@ -5,8 +5,9 @@ scored by ``bots.heuristics.evaluate``; a finished game is worth more than any e
 quicker win more than a slower one (in xtreme a draw is worth the difference in course points).
 Moves are searched best first: the transposition table's move, then by the heuristic move
 score. At the root every move as good as the best is recognised as such (searched against
-a window just below the best value) and the bot's generator picks among them. In xtreme the same player can move twice (a bonus move): the
-value is negated only where the player to move changes.
+a window just below the best value) and the bot's generator picks among them. In xtreme the
+same player can move twice (a bonus move): the value is negated only where the player to move
+changes.
 
 With ``depth`` set it searches exactly that deep (deterministic, the clock is not consulted).
 Without it, it deepens one ply at a time until the clock's safety margin, and plays the best
@@ -29,8 +30,15 @@ from bots.heuristics import EVALUATE, MOVE_SCORES, position_key
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 PARAMETERS: dict[str, Param] = {
-    "depth": Param(None, int, "search depth in plies (shallower if the clock would run out first)", low=1, high=200, optional=True,
-                   none_means="iterative deepening until the clock's safety margin"),
+    "depth": Param(
+        None,
+        int,
+        "search depth in plies (shallower if the clock would run out first)",
+        low=1,
+        high=200,
+        optional=True,
+        none_means="iterative deepening until the clock's safety margin",
+    ),
 }
 #: depth without a depth parameter and without a time limit
 UNTIMED_DEPTH = {"tictactoe": 9, "uttt": 3, "xtreme": 3, "othello": 4}

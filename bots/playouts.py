@@ -140,10 +140,7 @@ def uttt_heavy(state: Any, rng: random.Random, trace: list[int] | None = None) -
             entry = table[codes[board]]
             if entry[4] >= 0 and wins[won[seat] | 1 << board]:
                 return WIN[seat]
-            if entry[5] >= 0 and wins[won[1 - seat] | 1 << board]:
-                i = entry[5]
-            else:
-                i = bisect(entry[1], rand() * entry[2])
+            i = entry[5] if entry[5] >= 0 and wins[won[1 - seat] | 1 << board] else bisect(entry[1], rand() * entry[2])
         else:
             total = 0
             for board in range(9):
@@ -361,4 +358,3 @@ def heavy_playout(state: State, rng: random.Random) -> Outcome:
 def warm_up() -> None:
     """Build the playout tables now (call from ``make_bot``, before the clock runs)."""
     ultimate_tables()
-

@@ -34,8 +34,14 @@ PARAMETERS: dict[str, Param] = {
     "A": Param(0.5, float, "learning rate at the end of the game", low=0.0, high=1.0, low_open=True),
     "k": Param(0.02, float, "decay of the learning rate per ply from the end", low=0.0),
     "epsilon": Param(0.2, float, "probability of a random move in an episode", low=0.0, high=1.0),
-    "episodes": Param(None, int, "simulated games per move (fewer if the clock would run out first)", low=1, optional=True,
-                      none_means="think until the clock's safety margin"),
+    "episodes": Param(
+        None,
+        int,
+        "simulated games per move (fewer if the clock would run out first)",
+        low=1,
+        optional=True,
+        none_means="think until the clock's safety margin",
+    ),
 }
 #: episodes per move when there is neither a budget nor a time limit
 UNTIMED_EPISODES = 500
@@ -44,7 +50,7 @@ UNTIMED_EPISODES = 500
 class QNode:
     """A position of the Q table: its legal moves, their Q values, and the children met."""
 
-    __slots__ = ("state", "moves", "q", "children")
+    __slots__ = ("children", "moves", "q", "state")
 
     def __init__(self, state: State) -> None:
         self.state = state

@@ -141,7 +141,7 @@ def ultimate_rule_moves(state: Any, variant: str) -> list[int]:
 class RulesBot:
     """Follows its variant's rules; ties are broken with the bot's generator."""
 
-    __slots__ = ("rng", "variant", "tictactoe")
+    __slots__ = ("rng", "tictactoe", "variant")
 
     def __init__(self, game: Game, rng: random.Random, variant: str) -> None:
         self.rng = rng

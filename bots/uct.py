@@ -24,8 +24,14 @@ from bots.common import Budget, Param, no_gc_pauses, rehearse, reward, same_posi
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 PARAMETERS: dict[str, Param] = {
     "c": Param(math.sqrt(2), float, "UCB1 exploration constant", low=0.0),
-    "iterations": Param(None, int, "iterations per move (fewer if the clock would run out first)", low=1, optional=True,
-                        none_means="think until the clock's safety margin"),
+    "iterations": Param(
+        None,
+        int,
+        "iterations per move (fewer if the clock would run out first)",
+        low=1,
+        optional=True,
+        none_means="think until the clock's safety margin",
+    ),
     "reuse": Param(True, bool, "keep the search tree between moves"),
 }
 #: iterations per move when there is neither a budget nor a time limit
@@ -41,7 +47,7 @@ class Node:
     of a finished game, else ``None``.
     """
 
-    __slots__ = ("state", "move", "mover", "visits", "total", "children", "untried", "result")
+    __slots__ = ("children", "move", "mover", "result", "state", "total", "untried", "visits")
 
     def __init__(self, state: State, move: int | None, mover: int) -> None:
         self.state = state

@@ -13,6 +13,9 @@ import pytest
 
 from arena.games import GAMES, get_game
 
+#: the harness's fixtures (``pool``, ``forking``, ``isolation``, ``cli``), for every test module
+pytest_plugins = ["tests.fixtures.harnesskit"]
+
 #: every registered game, with each non-default parameter setting worth covering
 GAME_SPECS = [(name, {}) for name in GAMES] + [
     ("uttt", {"tiebreak": "boards"}),
@@ -47,8 +50,13 @@ def _cgroups() -> set[str]:
     if found is None:
         return set()
     folders = [found.v2, *found.v1.values()]
-    return {str(entry) for folder in folders if folder.is_dir() for entry in folder.iterdir()
-            if entry.name.startswith(PREFIX)}  # fmt: skip
+    return {
+        str(entry)
+        for folder in folders
+        if folder.is_dir()
+        for entry in folder.iterdir()
+        if entry.name.startswith(PREFIX)
+    }
 
 
 def _ipc_objects() -> set[str]:

@@ -24,15 +24,17 @@ FIRST_LEGAL = "GAMES = ('tictactoe',)\n\ndef move(state, clock):\n    return sta
 def run_tournament(folder: Path, bots: str, game: str = "tictactoe") -> list[tuple]:
     """Run a one-pool tournament of ``bots`` (YAML lines) in ``folder``; each game's ending:
     its termination, the offending team (or ``None``) and the detail."""
-    (folder / "t.yaml").write_text(f"name: t\ngame: {game}\nseed: 1\ntime: {{move: 2.0, startup: 30}}\nbots:\n{bots}"
-                                   "stages: [{games_per_pair: 1}]\n")
+    (folder / "t.yaml").write_text(
+        f"name: t\ngame: {game}\nseed: 1\ntime: {{move: 2.0, startup: 30}}\nbots:\n{bots}"
+        "stages: [{games_per_pair: 1}]\n"
+    )
     result = arena("run", "t.yaml", "--db", f"sqlite:///{folder / 'a.db'}", "-q", cwd=folder, timeout=300)
     assert result.returncode == 0, result.stderr
     with sqlite3.connect(folder / "a.db") as connection:
         return connection.execute(
             "SELECT g.termination, CASE g.offender WHEN 0 THEN a.team WHEN 1 THEN b.team END, g.detail FROM games g "
             "JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id"
-        ).fetchall()  # fmt: skip
+        ).fetchall()
 
 
 def test_a_module_beside_the_tournament_file_plays(tmp_path):
@@ -118,8 +120,9 @@ def test_a_bot_run_by_a_virtual_environments_interpreter_uses_its_packages(tmp_p
         "def move(state, clock):\n    moves = state.legal_moves()\n"
         "    return vendored.CELL if vendored.CELL in moves else moves[0]\n"
     )
-    endings = run_tournament(tmp_path, f"  v: {{path: uses_vendored.py, python: {venv}/bin/python}}\n"
-                                       "  other: {module: bots.randombot}\n")  # fmt: skip
+    endings = run_tournament(
+        tmp_path, f"  v: {{path: uses_vendored.py, python: {venv}/bin/python}}\n  other: {{module: bots.randombot}}\n"
+    )
     assert [ending[0] for ending in endings] == ["normal"]
 
 
@@ -128,6 +131,9 @@ def test_a_course_bot_run_by_a_virtual_environments_interpreter_uses_its_package
         "import vendored\n\nclass Team5:\n    def move(self, board, old_move, flag):\n"
         "        return board.find_valid_move_cells(old_move)[vendored.CELL - 4]\n"
     )
-    endings = run_tournament(tmp_path, f"  team5: {{course: team5.py, python: {venv}/bin/python}}\n"
-                                       "  other: {module: bots.randombot}\n", game="xtreme")  # fmt: skip
+    endings = run_tournament(
+        tmp_path,
+        f"  team5: {{course: team5.py, python: {venv}/bin/python}}\n  other: {{module: bots.randombot}}\n",
+        game="xtreme",
+    )
     assert [ending[0] for ending in endings] == ["normal"]

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 import bots
-
 from arena.clock import Clock
 from arena.errors import BotParameterError
 from arena.games import get_game
 from bots import BOTS, STRATEGIES
 from bots.common import Param
+
 #: small fixed budgets that make each bot deterministic and quick
 BUDGETS = {
     "randombot": {},
@@ -35,9 +35,7 @@ BUDGETS = {
     "sarsa": {"episodes": 6},
 }
 #: every (bot, game) pair the bots say they play
-PAIRS = [
-    (bot, game) for bot in STRATEGIES for game in importlib.import_module(f"bots.{bot}").GAMES
-]
+PAIRS = [(bot, game) for bot in STRATEGIES for game in importlib.import_module(f"bots.{bot}").GAMES]
 MAX_PLIES = 400
 
 
@@ -113,7 +111,7 @@ def test_a_bot_can_be_made_from_a_game_name():
 # --- legal moves to the end ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bot,game_name", PAIRS)
+@pytest.mark.parametrize(("bot", "game_name"), PAIRS)
 def test_plays_legal_moves_to_the_end_against_random_from_either_seat(bot, game_name):
     game = get_game(game_name)
     seeds = 10 if game_name == "tictactoe" else 3
@@ -125,7 +123,7 @@ def test_plays_legal_moves_to_the_end_against_random_from_either_seat(bot, game_
             assert state.is_terminal
 
 
-@pytest.mark.parametrize("bot,game_name", PAIRS)
+@pytest.mark.parametrize(("bot", "game_name"), PAIRS)
 def test_plays_legal_moves_to_the_end_against_itself(bot, game_name):
     game = get_game(game_name)
     for seed in range(2):
@@ -136,8 +134,9 @@ def test_plays_legal_moves_to_the_end_against_itself(bot, game_name):
 OTHELLO_BOTS = [bot for bot in STRATEGIES if "othello" in importlib.import_module(f"bots.{bot}").GAMES]
 
 
-@pytest.mark.parametrize("params", [{"size": 6}, {"size": 10}, {"opening": "free", "scoring": "wof"}],
-                         ids=["6x6", "10x10", "free-wof"])
+@pytest.mark.parametrize(
+    "params", [{"size": 6}, {"size": 10}, {"opening": "free", "scoring": "wof"}], ids=["6x6", "10x10", "free-wof"]
+)
 @pytest.mark.parametrize("bot", OTHELLO_BOTS)
 def test_othello_on_every_board_and_opening_is_played_to_the_end_against_random(bot, params):
     game = get_game("othello", **params)
@@ -157,7 +156,7 @@ def test_uttt_with_the_boards_tiebreak_is_played_to_the_end():
 # --- determinism --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bot,game_name", PAIRS)
+@pytest.mark.parametrize(("bot", "game_name"), PAIRS)
 def test_same_seed_and_budget_give_the_same_moves(bot, game_name):
     game = get_game(game_name)
 
@@ -227,7 +226,7 @@ def assert_inside_the_clock(player, state) -> int:
     return move
 
 
-@pytest.mark.parametrize("bot,game_name", PAIRS)
+@pytest.mark.parametrize(("bot", "game_name"), PAIRS)
 def test_every_move_returns_inside_a_20_ms_clock(bot, game_name):
     game = get_game(game_name)
     for state in positions_across_a_game(game, 11):
@@ -255,8 +254,7 @@ def test_an_unknown_parameter_is_named_with_the_parameters_that_exist():
     with pytest.raises(BotParameterError) as error:
         make("uct", get_game("uttt"), 0, 1, iteration=5)
     assert str(error.value) == (
-        "bot 'uct' has no parameter 'iteration'; its parameters: c=1.4142135623730951, "
-        "iterations=None, reuse=True"
+        "bot 'uct' has no parameter 'iteration'; its parameters: c=1.4142135623730951, iterations=None, reuse=True"
     )
 
 
@@ -272,7 +270,7 @@ def test_a_value_out_of_range_names_the_parameter_and_what_it_accepts():
 
 
 @pytest.mark.parametrize(
-    "bot,params,name",
+    ("bot", "params", "name"),
     [
         ("uct", {"c": -0.1}, "c"),
         ("uct", {"c": "big"}, "c"),
@@ -318,5 +316,5 @@ def test_a_seat_other_than_0_or_1_is_refused():
 
 
 def test_an_rng_that_is_not_a_random_random_is_refused():
-    with pytest.raises(BotParameterError, match="rng must be a random.Random"):
+    with pytest.raises(BotParameterError, match=r"rng must be a random\.Random"):
         module("uct").make_bot(get_game("tictactoe"), 0, 42)

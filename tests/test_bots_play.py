@@ -51,8 +51,7 @@ def reference_wins(state) -> list[int]:
             if child.outcome.winner == seat:
                 wins.append(move)
         elif child.to_move == seat and any(
-            child.play(bonus).is_terminal and child.play(bonus).outcome.winner == seat
-            for bonus in child.legal_moves()
+            child.play(bonus).is_terminal and child.play(bonus).outcome.winner == seat for bonus in child.legal_moves()
         ):
             wins.append(move)
     return wins
@@ -105,9 +104,7 @@ def results_against_every_opponent(choices, seat: int) -> Counter:
 
 @pytest.mark.parametrize("seat", [0, 1])
 def test_rules_combined_never_loses_at_tictactoe_whichever_tied_move_it_picks(seat):
-    results = results_against_every_opponent(
-        lambda state: rules.tictactoe_rule_moves(state, "combined"), seat
-    )
+    results = results_against_every_opponent(lambda state: rules.tictactoe_rule_moves(state, "combined"), seat)
     assert results[1 - seat] == 0 and results[seat] > 0
 
 
@@ -225,9 +222,10 @@ def bonus_chain_position():
     """A position of a random xtreme game where the player to move wins only through a bonus
     move: a move wins a small board, and a bonus move then wins the game."""
     return first_position(
-        XTREME, range(50),
+        XTREME,
+        range(50),
         lambda s: reference_wins(s) and not any(s.play(m).is_terminal for m in reference_wins(s)),
-    )  # fmt: skip
+    )
 
 
 def test_uct_takes_a_tictactoe_win_rather_than_block():
@@ -268,8 +266,7 @@ def test_hmcts_expands_the_best_scored_move_first():
     assert scores[root.children[0].move] == max(scores.values())
 
 
-@pytest.mark.parametrize("game,playout", [(UTTT, uttt_heavy), (XTREME, xtreme_heavy)],
-                         ids=["uttt", "xtreme"])
+@pytest.mark.parametrize(("game", "playout"), [(UTTT, uttt_heavy), (XTREME, xtreme_heavy)], ids=["uttt", "xtreme"])
 def test_heavy_playouts_always_take_a_game_winning_move(game, playout):
     checked = 0
     for state in random_positions(game, range(30)):
@@ -436,8 +433,13 @@ def test_qlearning_keeps_the_subtree_of_the_position_reached():
 
 def test_threats_are_the_cells_that_complete_a_line():
     for mask in range(512):
-        expected = {c for c in range(9) if not mask >> c & 1
-                    for line in LINES if line >> c & 1 and (mask & line) | 1 << c == line}  # fmt: skip
+        expected = {
+            c
+            for c in range(9)
+            if not mask >> c & 1
+            for line in LINES
+            if line >> c & 1 and (mask & line) | 1 << c == line
+        }
         assert set(CELLS[THREATS[mask]]) == expected
 
 
@@ -457,7 +459,7 @@ def test_position_keys_tell_positions_apart_like_their_full_description(game):
 
 
 @pytest.mark.parametrize(
-    "game,playout,to_move",
+    ("game", "playout", "to_move"),
     [
         (TICTACTOE, tictactoe_heavy, lambda m: m),
         (UTTT, uttt_heavy, lambda m: m),
@@ -483,39 +485,50 @@ def test_heavy_playouts_play_by_the_rules_and_report_the_engines_outcome(game, p
             assert outcome.winner == end.to_move and reference_wins(end)
 
 
+def grid(text: str) -> tuple[int, ...]:
+    """The numbers of a table written row by row."""
+    return tuple(int(word) for word in text.split())
+
+
 def test_othello_square_weights_on_8x8_are_the_classic_table():
-    assert square_weights(8) == (
-        100, -20, 10, 5, 5, 10, -20, 100,
-        -20, -50, -2, -2, -2, -2, -50, -20,
-        10, -2, 1, 1, 1, 1, -2, 10,
-        5, -2, 1, 0, 0, 1, -2, 5,
-        5, -2, 1, 0, 0, 1, -2, 5,
-        10, -2, 1, 1, 1, 1, -2, 10,
-        -20, -50, -2, -2, -2, -2, -50, -20,
-        100, -20, 10, 5, 5, 10, -20, 100,
+    assert square_weights(8) == grid(
+        """
+         100  -20   10    5    5   10  -20  100
+         -20  -50   -2   -2   -2   -2  -50  -20
+          10   -2    1    1    1    1   -2   10
+           5   -2    1    0    0    1   -2    5
+           5   -2    1    0    0    1   -2    5
+          10   -2    1    1    1    1   -2   10
+         -20  -50   -2   -2   -2   -2  -50  -20
+         100  -20   10    5    5   10  -20  100
+        """
     )
 
 
 def test_othello_square_weights_of_6x6_and_10x10_follow_the_same_places():
-    assert square_weights(6) == (
-        100, -20, 10, 10, -20, 100,
-        -20, -50, -2, -2, -50, -20,
-        10, -2, 0, 0, -2, 10,
-        10, -2, 0, 0, -2, 10,
-        -20, -50, -2, -2, -50, -20,
-        100, -20, 10, 10, -20, 100,
+    assert square_weights(6) == grid(
+        """
+         100  -20   10   10  -20  100
+         -20  -50   -2   -2  -50  -20
+          10   -2    0    0   -2   10
+          10   -2    0    0   -2   10
+         -20  -50   -2   -2  -50  -20
+         100  -20   10   10  -20  100
+        """
     )
-    assert square_weights(10) == (
-        100, -20, 10, 5, 5, 5, 5, 10, -20, 100,
-        -20, -50, -2, -2, -2, -2, -2, -2, -50, -20,
-        10, -2, 1, 1, 1, 1, 1, 1, -2, 10,
-        5, -2, 1, 1, 1, 1, 1, 1, -2, 5,
-        5, -2, 1, 1, 0, 0, 1, 1, -2, 5,
-        5, -2, 1, 1, 0, 0, 1, 1, -2, 5,
-        5, -2, 1, 1, 1, 1, 1, 1, -2, 5,
-        10, -2, 1, 1, 1, 1, 1, 1, -2, 10,
-        -20, -50, -2, -2, -2, -2, -2, -2, -50, -20,
-        100, -20, 10, 5, 5, 5, 5, 10, -20, 100,
+    assert square_weights(10) == grid(
+        """
+         100  -20   10    5    5    5    5   10  -20  100
+         -20  -50   -2   -2   -2   -2   -2   -2  -50  -20
+          10   -2    1    1    1    1    1    1   -2   10
+           5   -2    1    1    1    1    1    1   -2    5
+           5   -2    1    1    0    0    1    1   -2    5
+           5   -2    1    1    0    0    1    1   -2    5
+           5   -2    1    1    1    1    1    1   -2    5
+          10   -2    1    1    1    1    1    1   -2   10
+         -20  -50   -2   -2   -2   -2   -2   -2  -50  -20
+         100  -20   10    5    5    5    5   10  -20  100
+        """
     )
 
 

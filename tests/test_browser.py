@@ -23,8 +23,15 @@ from tests.test_results_db import create, play_stage, set_status, synthesize
 pytestmark = pytest.mark.slow
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 STAGES = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]
 
 
@@ -67,8 +74,15 @@ def sites(tmp_path_factory):
         synthesize(url, teams=teams, game=game, stages=stages, name=game, forfeit_every=5)
         made[game] = url
     url = f"sqlite:///{root / 'othello-10'}.db"
-    synthesize(url, teams=4, game="othello", params={"size": 10}, stages=[{"name": "league", "games_per_pair": 2}],
-               name="othello-10", forfeit_every=5)
+    synthesize(
+        url,
+        teams=4,
+        game="othello",
+        params={"size": 10},
+        stages=[{"name": "league", "games_per_pair": 2}],
+        name="othello-10",
+        forfeit_every=5,
+    )
     made["othello-10"] = url
     url = f"sqlite:///{root / 'tictactoe.db'}"
     sessions, tid = create(url, league_config("tictactoe"))
@@ -112,18 +126,34 @@ def engine_marks(state) -> dict[str, str]:
 
 
 def page_marks(tab) -> dict[str, str]:
-    return dict(tab.eval_on_selector_all("#board rect.cell", "cells => cells.map(c => [c.dataset.move, c.dataset.mark])"))
+    return dict(
+        tab.eval_on_selector_all("#board rect.cell", "cells => cells.map(c => [c.dataset.move, c.dataset.mark])")
+    )
 
 
 def test_the_leaderboard_rows_match_the_database(page, sites):
     site, found = sites["xtreme"]
     page.goto(url_of(site / "index.html"))
-    rows = page.eval_on_selector_all("#leaderboard tbody tr", """rows => rows.map(r => [
+    rows = page.eval_on_selector_all(
+        "#leaderboard tbody tr",
+        """rows => rows.map(r => [
         r.dataset.team, ...['rating', 'mu', 'sigma', 'games', 'wins', 'draws', 'losses', 'points']
-            .map(c => r.querySelector(`[data-col=${c}]`).textContent.trim())])""")
-    assert rows == [[line.team, f"{line.conservative:.2f}", f"{line.mu:.2f}", f"{line.sigma:.2f}", str(line.games),
-                     str(line.wins), str(line.draws), str(line.losses), f"{line.points:g}"]
-                    for line in found.leaderboard]  # fmt: skip
+            .map(c => r.querySelector(`[data-col=${c}]`).textContent.trim())])""",
+    )
+    assert rows == [
+        [
+            line.team,
+            f"{line.conservative:.2f}",
+            f"{line.mu:.2f}",
+            f"{line.sigma:.2f}",
+            str(line.games),
+            str(line.wins),
+            str(line.draws),
+            str(line.losses),
+            f"{line.points:g}",
+        ]
+        for line in found.leaderboard
+    ]
     assert page.errors == []
 
 
@@ -186,7 +216,8 @@ def test_xtreme_highlights_the_small_boards_the_next_move_may_use(page, sites):
     drawn = page.eval_on_selector_all("#board rect.drawn", "r => r.length")
     assert drawn == closed.count("d")
     assert page.eval_on_selector_all("#board path.mark.big, #board circle.mark.big", "r => r.length") == sum(
-        closed.count(c) for c in "xo")  # fmt: skip
+        closed.count(c) for c in "xo"
+    )
 
 
 def test_play_steps_on_by_itself_and_pauses(page, sites):
@@ -207,7 +238,9 @@ def test_the_games_list_filters_by_team_stage_and_result(page, sites):
     page.goto(url_of(site / "games.html"))
 
     def visible() -> list[dict]:
-        return page.eval_on_selector_all("#games-table tbody tr:not([hidden])", "rows => rows.map(r => ({...r.dataset}))")
+        return page.eval_on_selector_all(
+            "#games-table tbody tr:not([hidden])", "rows => rows.map(r => ({...r.dataset}))"
+        )
 
     assert len(visible()) == len(found.games) and page.text_content("#shown") == str(len(found.games))
     team = found.leaderboard[0].team

@@ -11,7 +11,7 @@ import pytest
 
 from arena.config import ConfigError, load_config, parse_config
 from arena.roster import RosterError
-from tests.fixtures.harnesskit import BOTS, arena, cli  # noqa: F401
+from tests.fixtures.harnesskit import BOTS, arena
 
 TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
 FOUR_BOTS = TWO_BOTS + "  c: {module: bots.randombot}\n  d: {module: bots.randombot}\n"
@@ -35,31 +35,49 @@ def test_a_good_file_parses_with_the_documented_defaults():
 
 FIELD_ERRORS = {
     "missing-name": ("game: tictactoe\n" + TWO_BOTS, "name: Field required"),
-    "bad-name": ("name: 'a/b'\ngame: tictactoe\n" + TWO_BOTS,
-                 "name: use letters, digits, spaces and . _ + - (at most 100)"),
+    "bad-name": (
+        "name: 'a/b'\ngame: tictactoe\n" + TWO_BOTS,
+        "name: use letters, digits, spaces and . _ + - (at most 100)",
+    ),
     "misspelt-section": ("name: t\ngame: tictactoe\nstage: []\n" + TWO_BOTS, "stage: Extra inputs are not permitted"),
-    "misspelt-field": ("name: t\ngame: tictactoe\ntime: {mvoe: 1}\n" + TWO_BOTS,
-                       "time.mvoe: Extra inputs are not permitted"),
-    "negative-move-time": ("name: t\ngame: tictactoe\ntime: {move: -1}\n" + TWO_BOTS,
-                           "time.move: Input should be greater than 0"),
-    "tiny-memory": ("name: t\ngame: tictactoe\nlimits: {memory_mb: 8}\n" + TWO_BOTS,
-                    "limits.memory_mb: Input should be greater than or equal to 16"),
-    "workers-not-a-number": ("name: t\ngame: tictactoe\nworkers: many\n" + TWO_BOTS,
-                             "workers: Input should be a valid integer, unable to parse string as an integer"),
-    "no-games-per-pair": ("name: t\ngame: tictactoe\nstages:\n  - {games_per_pair: 0}\n" + TWO_BOTS,
-                          "stages.0.games_per_pair: Input should be greater than or equal to 1"),
-    "bad-game-parameter": ("name: t\ngame: {name: uttt, params: {tiebreak: coin}}\n" + TWO_BOTS,
-                           "game: game 'uttt': parameter 'tiebreak' cannot be 'coin'; choose one of 'none', 'boards'"),
-    "bot-with-two-targets": ("name: t\ngame: tictactoe\nbots:\n  a: {module: bots.randombot, path: x.py}\n"
-                             "  b: {module: bots.randombot}\n",
-                             "bots.a: give exactly one of module (e.g. bots.uct), path (a .py file), command (a "
-                             "program speaking the protocol) or course (a 2019 course bot file); got module, path"),
-    "bot-without-target": ("name: t\ngame: tictactoe\nbots:\n  a: {params: {}}\n  b: {module: bots.randombot}\n",
-                           "bots.a: give exactly one of module (e.g. bots.uct), path (a .py file), command (a "
-                           "program speaking the protocol) or course (a 2019 course bot file); got none"),
-    "command-with-params": ("name: t\ngame: tictactoe\nbots:\n  a: {command: node x.js, params: {a: 1}}\n"
-                            "  b: {module: bots.randombot}\n",
-                            "bots.a: a command bot takes its parameters on its command line, not params"),
+    "misspelt-field": (
+        "name: t\ngame: tictactoe\ntime: {mvoe: 1}\n" + TWO_BOTS,
+        "time.mvoe: Extra inputs are not permitted",
+    ),
+    "negative-move-time": (
+        "name: t\ngame: tictactoe\ntime: {move: -1}\n" + TWO_BOTS,
+        "time.move: Input should be greater than 0",
+    ),
+    "tiny-memory": (
+        "name: t\ngame: tictactoe\nlimits: {memory_mb: 8}\n" + TWO_BOTS,
+        "limits.memory_mb: Input should be greater than or equal to 16",
+    ),
+    "workers-not-a-number": (
+        "name: t\ngame: tictactoe\nworkers: many\n" + TWO_BOTS,
+        "workers: Input should be a valid integer, unable to parse string as an integer",
+    ),
+    "no-games-per-pair": (
+        "name: t\ngame: tictactoe\nstages:\n  - {games_per_pair: 0}\n" + TWO_BOTS,
+        "stages.0.games_per_pair: Input should be greater than or equal to 1",
+    ),
+    "bad-game-parameter": (
+        "name: t\ngame: {name: uttt, params: {tiebreak: coin}}\n" + TWO_BOTS,
+        "game: game 'uttt': parameter 'tiebreak' cannot be 'coin'; choose one of 'none', 'boards'",
+    ),
+    "bot-with-two-targets": (
+        "name: t\ngame: tictactoe\nbots:\n  a: {module: bots.randombot, path: x.py}\n  b: {module: bots.randombot}\n",
+        "bots.a: give exactly one of module (e.g. bots.uct), path (a .py file), command (a "
+        "program speaking the protocol) or course (a 2019 course bot file); got module, path",
+    ),
+    "bot-without-target": (
+        "name: t\ngame: tictactoe\nbots:\n  a: {params: {}}\n  b: {module: bots.randombot}\n",
+        "bots.a: give exactly one of module (e.g. bots.uct), path (a .py file), command (a "
+        "program speaking the protocol) or course (a 2019 course bot file); got none",
+    ),
+    "command-with-params": (
+        "name: t\ngame: tictactoe\nbots:\n  a: {command: node x.js, params: {a: 1}}\n  b: {module: bots.randombot}\n",
+        "bots.a: a command bot takes its parameters on its command line, not params",
+    ),
 }
 
 
@@ -77,19 +95,30 @@ def test_an_unknown_game_is_named_with_the_games_there_are():
 
 def test_every_bad_field_is_reported_at_once():
     lines = problems("game: tictactoe\ntime: {move: 0}\nworkers: 0\n" + TWO_BOTS)
-    assert lines == ["  name: Field required", "  time.move: Input should be greater than 0",
-                     "  workers: Input should be greater than or equal to 1"]  # fmt: skip
+    assert lines == [
+        "  name: Field required",
+        "  time.move: Input should be greater than 0",
+        "  workers: Input should be greater than or equal to 1",
+    ]
 
 
 STAGE_ERRORS = {
-    "more-pools-than-teams": ("stages:\n  - {name: groups, pools: 4}\n",
-                              "  stages.0.pools: stage 'groups' has 4 pools for 3 teams"),
-    "no-advance-before-a-stage": ("stages:\n  - {name: groups, pools: 2}\n  - {name: final}\n",
-                                  "  stages.0.advance: stage 'groups' needs 'advance' (teams a pool sends to the next stage)"),
-    "advance-more-than-a-pool": ("stages:\n  - {name: groups, pools: 2, advance: 3}\n  - {name: final}\n",
-                                 "  stages.0.advance: stage 'groups': cannot advance 3 from pools of 2"),
-    "final-pools-of-one": ("stages:\n  - {name: groups, pools: 2, advance: 1}\n  - {name: final, pools: 2}\n",
-                           "  stages.1.pools: stage 'final' has pools of fewer than two teams"),
+    "more-pools-than-teams": (
+        "stages:\n  - {name: groups, pools: 4}\n",
+        "  stages.0.pools: stage 'groups' has 4 pools for 3 teams",
+    ),
+    "no-advance-before-a-stage": (
+        "stages:\n  - {name: groups, pools: 2}\n  - {name: final}\n",
+        "  stages.0.advance: stage 'groups' needs 'advance' (teams a pool sends to the next stage)",
+    ),
+    "advance-more-than-a-pool": (
+        "stages:\n  - {name: groups, pools: 2, advance: 3}\n  - {name: final}\n",
+        "  stages.0.advance: stage 'groups': cannot advance 3 from pools of 2",
+    ),
+    "final-pools-of-one": (
+        "stages:\n  - {name: groups, pools: 2, advance: 1}\n  - {name: final, pools: 2}\n",
+        "  stages.1.pools: stage 'final' has pools of fewer than two teams",
+    ),
 }
 
 
@@ -102,8 +131,10 @@ def test_stage_arithmetic_that_does_not_add_up_is_explained(case):
 
 
 def test_a_stage_arithmetic_error_is_located_at_the_stage_not_the_top():
-    (line,) = problems("name: t\ngame: tictactoe\n" + FOUR_BOTS + "stages:\n  - {name: groups, pools: 2, advance: 3}\n"
-                       "  - {name: final}\n")  # fmt: skip
+    (line,) = problems(
+        "name: t\ngame: tictactoe\n" + FOUR_BOTS + "stages:\n  - {name: groups, pools: 2, advance: 3}\n"
+        "  - {name: final}\n"
+    )
     assert line == "  stages.0.advance: stage 'groups': cannot advance 3 from pools of 2"
 
 
@@ -122,7 +153,10 @@ def test_a_yaml_syntax_error_gives_its_line_and_column():
 def test_a_tab_in_the_indentation_gives_its_line():
     with pytest.raises(ConfigError) as error:
         parse_config("name: t\ngame: tictactoe\nbots:\n\ta: {module: bots.randombot}\n", "t.yaml")
-    assert str(error.value) == "t.yaml: not valid YAML at line 4, column 1: found character '\\t' that cannot start any token"
+    assert (
+        str(error.value)
+        == "t.yaml: not valid YAML at line 4, column 1: found character '\\t' that cannot start any token"
+    )
 
 
 def test_a_file_that_is_not_a_mapping_is_refused():
@@ -139,13 +173,15 @@ def test_a_missing_file_is_named(tmp_path):
 
 def test_the_same_tournament_written_differently_has_the_same_digest():
     spaced = parse_config("name: t\ngame: {name: tictactoe}\n" + TWO_BOTS)
-    terse = parse_config(textwrap.dedent("""\
+    terse = parse_config(
+        textwrap.dedent("""\
         # the same tournament, other spelling
         bots: {a: {module: bots.randombot}, b: {module: bots.randombot}}
         game: tictactoe
         name: t
         time: {move: 1.0}
-    """))
+    """)
+    )
     assert spaced.digest() == terse.digest()
 
 
@@ -164,21 +200,25 @@ def test_a_team_playing_an_unknown_bot_is_refused_and_nothing_is_stored(cli, tmp
     (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nteams:\n  a: ghost\n  b: {module: bots.randombot}\n")
     result = cli("run", str(tmp_path / "t.yaml"))
     assert isinstance(result.exception, RosterError)
-    assert str(result.exception) == ("team 'a' plays bot 'ghost', which is neither under bots: nor registered; "
-                                      "known bots: none (see 'arena bots', 'arena register')")  # fmt: skip
+    assert str(result.exception) == (
+        "team 'a' plays bot 'ghost', which is neither under bots: nor registered; "
+        "known bots: none (see 'arena bots', 'arena register')"
+    )
     assert json.loads(cli("tournaments", "--json").output) == []
 
 
 def test_a_bot_file_that_does_not_exist_is_named_with_where_it_was_looked_for(cli, tmp_path):
-    (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nbots:\n  a: {path: missing.py}\n"
-                                     "  b: {module: bots.randombot}\n")  # fmt: skip
+    (tmp_path / "t.yaml").write_text(
+        "name: t\ngame: tictactoe\nbots:\n  a: {path: missing.py}\n  b: {module: bots.randombot}\n"
+    )
     result = cli("run", str(tmp_path / "t.yaml"))
     assert str(result.exception) == f"bot 'a': no bot file 'missing.py' (looked in {tmp_path})"
 
 
 def test_a_bot_module_that_does_not_exist_is_refused(cli, tmp_path):
-    (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nbots:\n  a: {module: bots.no_such_bot}\n"
-                                     "  b: {module: bots.randombot}\n")  # fmt: skip
+    (tmp_path / "t.yaml").write_text(
+        "name: t\ngame: tictactoe\nbots:\n  a: {module: bots.no_such_bot}\n  b: {module: bots.randombot}\n"
+    )
     result = cli("run", str(tmp_path / "t.yaml"))
     assert str(result.exception).startswith("bot 'a': no bot module 'bots.no_such_bot': give a dotted module name")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -70,8 +69,12 @@ def test_vector_game_replays_exactly(record):
 @pytest.mark.parametrize("python", PYTHONS)
 def test_vector_games_replay_under_each_interpreter(python):
     """The same replay, inside the interpreter course bots run under (2.7 included)."""
-    done = subprocess.run([python, str(COURSE_BOTS / "replay_vectors.py"), str(HOST_FILE), str(VECTORS)],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [python, str(COURSE_BOTS / "replay_vectors.py"), str(HOST_FILE), str(VECTORS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.stderr == ""
     assert done.stdout.strip() == str(len(GAMES))
 
@@ -196,7 +199,8 @@ def test_winning_a_small_board_earns_a_bonus_move():
     assert game.to_move == 0 and game.bonus
     # the bonus move obeys correspondence to x's own winning move (0, 0, 2): small board (0, 2)
     assert set(game.board.find_valid_move_cells(game.last_move)) == {
-        (k, r, c) for k in (0, 1) for r in range(3) for c in range(6, 9)}
+        (k, r, c) for k in (0, 1) for r in range(3) for c in range(6, 9)
+    }
 
 
 def test_bonus_move_does_not_chain():

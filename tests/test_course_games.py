@@ -17,7 +17,7 @@ from arena.records import Termination
 from arena.registry import RegistrationError
 from arena.worker import GameWorker
 from tests.fixtures.course.coursekit import COURSE_BOTS, HOST_FILE, PYTHONS, has_numpy, python27
-from tests.fixtures.harnesskit import bot_stderr, cli  # noqa: F401
+from tests.fixtures.harnesskit import bot_stderr
 
 RANDOM = BotSpec("random", "python", "bots.randombot")
 
@@ -32,8 +32,7 @@ def play(spec: BotSpec, seat: int = 0, move: float = 2.0, seeds: tuple[int, int]
         players = [worker.player(spec), worker.player(RANDOM)]
         if seat == 1:
             players.reverse()
-        return play_game(get_game("xtreme"), tuple(players), seeds,
-                         TimeControl(move=move, grace=0.05, startup=20.0))  # fmt: skip
+        return play_game(get_game("xtreme"), tuple(players), seeds, TimeControl(move=move, grace=0.05, startup=20.0))
 
 
 @pytest.mark.parametrize("python", PYTHONS)
@@ -56,8 +55,11 @@ def test_course_bot_games_are_reproducible_from_their_seeds():
 
 
 FORFEITS = [
-    ("changes_board", Termination.ILLEGAL_MOVE,
-     "the bot changed the board it was given in move() (the course forfeits that)"),
+    (
+        "changes_board",
+        Termination.ILLEGAL_MOVE,
+        "the bot changed the board it was given in move() (the course forfeits that)",
+    ),
     ("returns_list", Termination.ILLEGAL_MOVE, "(list of int, int, int), not a tuple of three plain ints"),
     ("returns_floats", Termination.ILLEGAL_MOVE, "(tuple of float, float, float), not a tuple of three plain ints"),
     ("returns_numpy_ints", Termination.ILLEGAL_MOVE, "(tuple of int64, int64, int64), not a tuple of three plain ints"),
@@ -66,7 +68,7 @@ FORFEITS = [
     ("hoards_memory", Termination.RESOURCE_LIMIT, "move() raised MemoryError"),
     ("two_classes", Termination.CRASH, "two_classes.py defines several classes with a move method (First, Last)"),
     ("sleeps", Termination.TIMEOUT, "no reply within 0.300 s + 0.050 s grace of wall time ("),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("python", PYTHONS)
@@ -115,7 +117,7 @@ def test_python2_file_under_python3_crashes_with_a_hint():
 
 
 @pytest.mark.parametrize("python", PYTHONS)
-def test_register_course_bot_with_its_interpreter(cli, python):  # noqa: F811
+def test_register_course_bot_with_its_interpreter(cli, python):
     result = cli("register", str(COURSE_BOTS / "team2.py"), "--interface", "course2019", "--python", python)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("registered: team2 v1 (course2019 ")
@@ -126,20 +128,22 @@ def test_register_course_bot_with_its_interpreter(cli, python):  # noqa: F811
     assert bot["description"].startswith("One step: wins the game now")
 
 
-def test_register_with_a_missing_interpreter_says_so(cli):  # noqa: F811
-    result = cli("register", str(COURSE_BOTS / "team1.py"), "--interface", "course2019",
-                 "--python", "/nonexistent/python2.7")  # fmt: skip
+def test_register_with_a_missing_interpreter_says_so(cli):
+    result = cli(
+        "register", str(COURSE_BOTS / "team1.py"), "--interface", "course2019", "--python", "/nonexistent/python2.7"
+    )
     assert isinstance(result.exception, course.InterpreterError)
     assert str(result.exception).startswith("interpreter '/nonexistent/python2.7' not found; give the path")
 
 
-def test_register_ambiguous_file_says_how_to_choose(cli):  # noqa: F811
+def test_register_ambiguous_file_says_how_to_choose(cli):
     result = cli("register", str(COURSE_BOTS / "two_classes.py"), "--interface", "course2019")
     assert isinstance(result.exception, RegistrationError)
     assert str(result.exception).endswith(
         "two_classes.py defines several classes with a move method (First, Last) and none is named "
         "after the file; choose one with the bot parameter class (arena register ... --param "
-        "class=NAME, or params: {class: NAME} in the tournament file)")
+        "class=NAME, or params: {class: NAME} in the tournament file)"
+    )
     chosen = cli("register", str(COURSE_BOTS / "two_classes.py"), "--interface", "course2019", "--param", "class=First")
     assert chosen.exit_code == 0, chosen.output
 
@@ -152,14 +156,20 @@ def test_a_course_bot_runs_the_host_file_of_the_package():
     assert spec.command() == [sys.executable, str(HOST_FILE), "--class", "Team7", "/bots/team7.py"]
     assert HOST_FILE.is_file() and HOST_FILE.parent.name == "arena"
     assert BotSpec("t7", "course2019", "/bots/team7.py", python="python2.7").command() == [
-        "python2.7", str(HOST_FILE), "/bots/team7.py"]  # fmt: skip
+        "python2.7",
+        str(HOST_FILE),
+        "/bots/team7.py",
+    ]
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    ({"depth": 3}, "a course bot takes no parameter but 'class' (the bot class in its file), not 'depth'"),
-    ({"class": "Team 7"}, "the parameter class must be a class name, e.g. class=Team7, not 'Team 7'"),
-    ({"class": 7}, "the parameter class must be a class name, e.g. class=Team7, not 7"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"depth": 3}, "a course bot takes no parameter but 'class' (the bot class in its file), not 'depth'"),
+        ({"class": "Team 7"}, "the parameter class must be a class name, e.g. class=Team7, not 'Team 7'"),
+        ({"class": 7}, "the parameter class must be a class name, e.g. class=Team7, not 7"),
+    ],
+)
 def test_course_parameters_other_than_a_class_name_are_refused(params, message):
     with pytest.raises(course.CourseBotError) as raised:
         course.check_params(params)
@@ -182,14 +192,18 @@ def test_check_interpreter_explains_a_missing_interpreter():
         course.check_interpreter("/nonexistent/python")
     assert str(raised.value) == (
         "interpreter '/nonexistent/python' not found; give the path or name of an installed Python "
-        "(2.7 or 3.x), e.g. --python python2.7 or --python \"$(pyenv prefix 2.7.18)/bin/python2.7\"")
+        '(2.7 or 3.x), e.g. --python python2.7 or --python "$(pyenv prefix 2.7.18)/bin/python2.7"'
+    )
 
 
-@pytest.mark.parametrize(("script", "message"), [
-    ("#!/bin/sh\necho nope >&2\nexit 3\n", "is not a working Python interpreter (--version gave status 3: 'nope')"),
-    ("#!/bin/sh\necho 'Ruby 3.2'\n", "is not a working Python interpreter (--version gave status 0: 'Ruby 3.2')"),
-    ("no shebang, not a program\n", "Exec format error"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ("#!/bin/sh\necho nope >&2\nexit 3\n", "is not a working Python interpreter (--version gave status 3: 'nope')"),
+        ("#!/bin/sh\necho 'Ruby 3.2'\n", "is not a working Python interpreter (--version gave status 0: 'Ruby 3.2')"),
+        ("no shebang, not a program\n", "Exec format error"),
+    ],
+)
 def test_check_interpreter_refuses_what_is_not_python(tmp_path, script, message):
     program = tmp_path / "python"
     program.write_text(script)

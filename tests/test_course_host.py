@@ -56,14 +56,16 @@ def ask(host: Host, ply: int, *moves: str) -> dict:
 
 def test_new_game_answers_ready_for_xtreme_with_the_class_docstring():
     reply = Host(str(COURSE_BOTS / "team2.py")).new_game(
-        {"type": "new_game", "game": XTREME, "seat": 0, "seed": 1, "move_time": 1.0})
+        {"type": "new_game", "game": XTREME, "seat": 0, "seed": 1, "move_time": 1.0}
+    )
     assert reply["games"] == ["xtreme"]
     assert reply["description"].startswith("One step: wins the game now if a valid move does")
 
 
 def test_other_games_are_refused():
     reply = Host(str(COURSE_BOTS / "team1.py")).new_game(
-        {"type": "new_game", "game": {"name": "uttt", "params": {}}, "seat": 0, "seed": 1, "move_time": 1.0})
+        {"type": "new_game", "game": {"name": "uttt", "params": {}}, "seat": 0, "seed": 1, "move_time": 1.0}
+    )
     assert reply == {"type": "error", "kind": "exception", "message": "course bots play xtreme only, not 'uttt'"}
 
 
@@ -154,15 +156,18 @@ def test_a_board_changed_and_changed_back_is_no_forfeit():
     assert ask(started(0, UpdatesAndRestores()), 0) == {"type": "move", "move": "0 0 0"}
 
 
-@pytest.mark.parametrize(("value", "named"), [
-    ([0, 0, 0], "[0, 0, 0] (list of int, int, int)"),
-    ((0.0, 0.0, 0.0), "(0.0, 0.0, 0.0) (tuple of float, float, float)"),
-    ((0, True, 0), "(0, True, 0) (tuple of int, bool, int)"),
-    ((0, 0), "(0, 0) (tuple of int, int)"),
-    ((0, 0, 0, 0), "(0, 0, 0, 0) (tuple of int, int, int, int)"),
-    (None, "None (NoneType)"),
-    ("0 0 0", "'0 0 0' (str)"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [
+        ([0, 0, 0], "[0, 0, 0] (list of int, int, int)"),
+        ((0.0, 0.0, 0.0), "(0.0, 0.0, 0.0) (tuple of float, float, float)"),
+        ((0, True, 0), "(0, True, 0) (tuple of int, bool, int)"),
+        ((0, 0), "(0, 0) (tuple of int, int)"),
+        ((0, 0, 0, 0), "(0, 0, 0, 0) (tuple of int, int, int, int)"),
+        (None, "None (NoneType)"),
+        ("0 0 0", "'0 0 0' (str)"),
+    ],
+)
 def test_a_move_that_is_not_a_tuple_of_three_plain_ints_is_an_illegal_move(value, named):
     with pytest.raises(Forfeit) as raised:
         ask(started(0, Scripted(value)), 0)
@@ -234,8 +239,11 @@ def test_each_game_gets_a_fresh_instance():
 
 def test_describe_answers_with_the_class_docstring_and_no_parameters():
     assert Host(str(COURSE_BOTS / "team1.py")).describe() == {
-        "type": "description", "games": ["xtreme"], "parameters": None,
-        "description": "Random: a uniformly random cell among the board's valid move cells."}  # fmt: skip
+        "type": "description",
+        "games": ["xtreme"],
+        "parameters": None,
+        "description": "Random: a uniformly random cell among the board's valid move cells.",
+    }
 
 
 # -- finding the class --------------------------------------------------------------------------
@@ -292,20 +300,26 @@ def test_several_classes_and_none_named_after_the_file_is_an_error_saying_how_to
     assert str(raised.value) == (
         "mybot.py defines several classes with a move method (Helper, Team7) and none is named "
         "after the file; choose one with the bot parameter class (arena register ... --param "
-        "class=NAME, or params: {class: NAME} in the tournament file)")
+        "class=NAME, or params: {class: NAME} in the tournament file)"
+    )
 
 
 def test_no_class_with_a_move_method_is_an_error_naming_the_classes(tmp_path):
     host = Host(bot_file(tmp_path, "team3.py", "class Team3:\n    def play(self):\n        pass\n"))
-    with pytest.raises(course_host.NoBotClass, match=r"team3.py defines no class with a move\(board, "
-                                                     r"old_move, flag\) method \(classes found: Team3\)"):
+    with pytest.raises(
+        course_host.NoBotClass,
+        match=r"team3.py defines no class with a move\(board, "
+        r"old_move, flag\) method \(classes found: Team3\)",
+    ):
         host.load()
 
 
 def test_a_class_option_that_names_no_bot_class_is_an_error(tmp_path):
     host = Host(bot_file(tmp_path, "team7.py", TWO_BOTS), "Team8")
-    with pytest.raises(course_host.NoBotClass, match="team7.py has no class 'Team8' with a move method; "
-                                                     "its classes with one: Helper, Team7"):
+    with pytest.raises(
+        course_host.NoBotClass,
+        match=r"team7\.py has no class 'Team8' with a move method; its classes with one: Helper, Team7",
+    ):
         host.load()
 
 
@@ -336,8 +350,9 @@ def test_a_file_that_does_not_load_gives_an_error_reply_through_serve(tmp_path):
     reply = json.loads(line)
     assert reply["kind"] == "exception"
     assert reply["message"].startswith("loading team6.py raised SyntaxError: ")
-    assert reply["message"].endswith("(a Python 2 file? run it with a Python 2.7 interpreter: "
-                                     "arena register ... --python python2.7)")
+    assert reply["message"].endswith(
+        "(a Python 2 file? run it with a Python 2.7 interpreter: arena register ... --python python2.7)"
+    )
 
 
 # -- the one-step fixture bot, team2 -------------------------------------------------------------
@@ -385,10 +400,14 @@ def test_python2_long_is_not_a_plain_int():
     python, why = python27()
     if python is None:
         pytest.skip(why)
-    script = (f"import imp; host = imp.load_source('course_host', {str(HOST_FILE)!r})\n"
-              "print(host.BigBoard().check_valid_move((-1, -1, -1), (0L, 0, 0)))\n"
-              "try:\n    host.check_reply((0L, 0, 0))\nexcept host.Forfeit as f:\n    print(f.kind + ': ' + f.message)\n")  # fmt: skip
+    script = (
+        f"import imp; host = imp.load_source('course_host', {str(HOST_FILE)!r})\n"
+        "print(host.BigBoard().check_valid_move((-1, -1, -1), (0L, 0, 0)))\n"
+        "try:\n    host.check_reply((0L, 0, 0))\nexcept host.Forfeit as f:\n    print(f.kind + ': ' + f.message)\n"
+    )
     done = subprocess.run([python, "-c", script], capture_output=True, text=True, timeout=30)
     assert done.stdout.splitlines() == [
-        "False", "illegal_move: move() returned (0L, 0, 0) (tuple of long, int, int), not a tuple of three plain "
-        "ints (k, row, col)"]  # fmt: skip
+        "False",
+        "illegal_move: move() returned (0L, 0, 0) (tuple of long, int, int), not a tuple of three plain "
+        "ints (k, row, col)",
+    ]

@@ -25,7 +25,10 @@ def test_the_default_tournament_is_the_72_team_course_event():
     assert len(teams) == 72 and list(teams) == [f"Team{n}" for n in range(1, 73)]
     assert (config.game.name, config.scoring) == ("xtreme", "course2019")
     assert [(s.pools, s.seeding, s.games_per_pair, s.advance) for s in config.stages] == [
-        (10, "random", 2, 3), (3, "snake", 2, 3), (1, "snake", 2, None)]
+        (10, "random", 2, 3),
+        (3, "snake", 2, 3),
+        (1, "snake", 2, None),
+    ]
     assert expected_games(config) == 790
 
 
@@ -33,13 +36,26 @@ def test_every_team_of_the_roster_is_a_bot_that_plays_xtreme():
     config, _ = load_config(ROOT / "tournament.yaml")
     game = get_game("xtreme")
     families = set()
-    for team, name in config.team_bots().items():
+    for name in config.team_bots().values():
         definition = config.bots[name]
         module = __import__(definition.module, fromlist=["make_bot"])
         module.make_bot(game, 0, random.Random(1), **definition.params)  # raises on a bad parameter
         families.add(definition.module)
-    assert families == {f"bots.{name}" for name in ("randombot", "rules", "onestep", "flatmc", "uct", "hmcts",
-                                                     "minimax", "qlearning", "sarsa", "unreliable")}
+    assert families == {
+        f"bots.{name}"
+        for name in (
+            "randombot",
+            "rules",
+            "onestep",
+            "flatmc",
+            "uct",
+            "hmcts",
+            "minimax",
+            "qlearning",
+            "sarsa",
+            "unreliable",
+        )
+    }
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -48,15 +64,29 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_a_small_course_tournament_through_run_leaderboard_replay_and_report(tmp_path):
-    (tmp_path / "small.yaml").write_text(yaml.safe_dump({
-        "name": "small-course", "game": "xtreme", "seed": 3, "scoring": "course2019",
-        "time": {"move": 1.0}, "workers": 2,
-        "bots": {"random": {"module": "bots.randombot"}, "onestep": {"module": "bots.onestep"},
-                 "rules": {"module": "bots.rules"}, "team2": {"course": str(COURSE_BOT)}},
-        "teams": {"A": "random", "B": "onestep", "C": "rules", "D": "team2", "E": "random", "F": "onestep"},
-        "stages": [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 1},
-                   {"name": "final", "seeding": "snake", "games_per_pair": 2}],
-    }))
+    (tmp_path / "small.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "small-course",
+                "game": "xtreme",
+                "seed": 3,
+                "scoring": "course2019",
+                "time": {"move": 1.0},
+                "workers": 2,
+                "bots": {
+                    "random": {"module": "bots.randombot"},
+                    "onestep": {"module": "bots.onestep"},
+                    "rules": {"module": "bots.rules"},
+                    "team2": {"course": str(COURSE_BOT)},
+                },
+                "teams": {"A": "random", "B": "onestep", "C": "rules", "D": "team2", "E": "random", "F": "onestep"},
+                "stages": [
+                    {"name": "group", "pools": 2, "games_per_pair": 2, "advance": 1},
+                    {"name": "final", "seeding": "snake", "games_per_pair": 2},
+                ],
+            }
+        )
+    )
     db = f"sqlite:///{tmp_path / 'arena.sqlite3'}"
     run = arena("run", "small.yaml", "--db", db, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -64,8 +94,9 @@ def test_a_small_course_tournament_through_run_leaderboard_replay_and_report(tmp
 
     board = json.loads(arena("leaderboard", "small-course", "--db", db, "--json", cwd=tmp_path).stdout)
     assert sum(line["games"] for line in board["leaderboard"]) == 28
-    games = json.loads(arena("games", "--tournament", "small-course", "--db", db, "--json", "--limit", "100",
-                             cwd=tmp_path).stdout)  # fmt: skip
+    games = json.loads(
+        arena("games", "--tournament", "small-course", "--db", db, "--json", "--limit", "100", cwd=tmp_path).stdout
+    )
     assert len(games) == 14 and all(g["status"] == "finished" for g in games)
     for g in games:  # course points: 86/0 for a win or a forfeit, small boards on a draw
         assert (sum(g["points"]) == 86 and 86 in g["points"]) if g["winner"] is not None else sum(g["points"]) <= 86

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -39,33 +39,67 @@ FAST = settings(max_examples=150, deadline=1000, suppress_health_check=[HealthCh
 
 # ---------------------------------------------------------------- the tournament file
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
-                    st.text(max_size=20), st.sampled_from(["tictactoe", "uttt", "xtreme", "othello", "chess", "",
-                                                           "bots.randombot", "random", "snake", "course2019"]))  # fmt: skip
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                             max_size=4), max_leaves=12)  # fmt: skip
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True),
+    st.text(max_size=20),
+    st.sampled_from(
+        ["tictactoe", "uttt", "xtreme", "othello", "chess", "", "bots.randombot", "random", "snake", "course2019"]
+    ),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 SAFE_PYTHONS = st.sampled_from([None, "/nonexistent/python", "no-such-python-for-arena-tests"])
-bot_defs = st.fixed_dictionaries({}, optional={
-    "module": st.sampled_from(["bots.randombot", "bots.nosuch", "", "os"]) | st.text(max_size=10),
-    "path": st.text(max_size=10), "command": st.text(max_size=10), "course": st.text(max_size=10),
-    "params": values, "python": SAFE_PYTHONS, "extra": values})  # fmt: skip
-stages = st.fixed_dictionaries({}, optional={
-    "name": values, "pools": values | st.integers(-3, 12), "seeding": values,
-    "games_per_pair": values | st.integers(-1, 200), "advance": values | st.integers(-1, 5)})  # fmt: skip
-configs = st.fixed_dictionaries({}, optional={
-    "name": values | st.text(alphabet=string.ascii_letters + " ._+-", max_size=120),
-    "game": values | st.fixed_dictionaries({"name": scalars}, optional={"params": values}),
-    "seed": values, "scoring": values, "workers": values | st.integers(-2, 300),
-    "time": st.dictionaries(st.sampled_from(["move", "grace", "startup", "other"]), values, max_size=4),
-    "limits": st.dictionaries(st.sampled_from(["memory_mb", "file_size_mb", "cpu"]), values, max_size=3),
-    "rating": st.dictionaries(st.sampled_from(["mu", "sigma", "beta", "tau", "draw_probability"]), values),
-    "bots": st.dictionaries(st.text(max_size=6), bot_defs | values, max_size=5),
-    "teams": values | st.dictionaries(st.text(max_size=6), st.text(max_size=6) | bot_defs, max_size=5),
-    "stages": values | st.lists(stages, max_size=3), "roster": values, "unknown": values})  # fmt: skip
+bot_defs = st.fixed_dictionaries(
+    {},
+    optional={
+        "module": st.sampled_from(["bots.randombot", "bots.nosuch", "", "os"]) | st.text(max_size=10),
+        "path": st.text(max_size=10),
+        "command": st.text(max_size=10),
+        "course": st.text(max_size=10),
+        "params": values,
+        "python": SAFE_PYTHONS,
+        "extra": values,
+    },
+)
+stages = st.fixed_dictionaries(
+    {},
+    optional={
+        "name": values,
+        "pools": values | st.integers(-3, 12),
+        "seeding": values,
+        "games_per_pair": values | st.integers(-1, 200),
+        "advance": values | st.integers(-1, 5),
+    },
+)
+configs = st.fixed_dictionaries(
+    {},
+    optional={
+        "name": values | st.text(alphabet=string.ascii_letters + " ._+-", max_size=120),
+        "game": values | st.fixed_dictionaries({"name": scalars}, optional={"params": values}),
+        "seed": values,
+        "scoring": values,
+        "workers": values | st.integers(-2, 300),
+        "time": st.dictionaries(st.sampled_from(["move", "grace", "startup", "other"]), values, max_size=4),
+        "limits": st.dictionaries(st.sampled_from(["memory_mb", "file_size_mb", "cpu"]), values, max_size=3),
+        "rating": st.dictionaries(st.sampled_from(["mu", "sigma", "beta", "tau", "draw_probability"]), values),
+        "bots": st.dictionaries(st.text(max_size=6), bot_defs | values, max_size=5),
+        "teams": values | st.dictionaries(st.text(max_size=6), st.text(max_size=6) | bot_defs, max_size=5),
+        "stages": values | st.lists(stages, max_size=3),
+        "roster": values,
+        "unknown": values,
+    },
+)
 
 #: nine anchors, each a list of nine aliases of the one before: 9**9 values once expanded
 BILLION_LAUGHS = "a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
-    f"{name}: &{name} [{','.join(['*' + before] * 9)}]\n" for before, name in zip("abcdefgh", "bcdefghi"))
+    f"{name}: &{name} [{','.join(['*' + before] * 9)}]\n" for before, name in zip("abcdefgh", "bcdefghi")
+)
 
 VALID = """name: fuzz
 game: tictactoe
@@ -121,8 +155,11 @@ def laughs(draw) -> str:
     lines = [f"l0: &l0 [{', '.join(['x'] * fan)}]"]
     for level in range(1, levels):
         aliases = [f"*l{level - 1}"] * fan
-        lines.append(f"l{level}: &l{level} [{', '.join(aliases)}]" if flow
-                     else f"l{level}: &l{level}\n" + "".join(f"  - {alias}\n" for alias in aliases).rstrip("\n"))
+        lines.append(
+            f"l{level}: &l{level} [{', '.join(aliases)}]"
+            if flow
+            else f"l{level}: &l{level}\n" + "".join(f"  - {alias}\n" for alias in aliases).rstrip("\n")
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -149,11 +186,16 @@ def hostile_text(draw) -> str:
     where = draw(st.sampled_from(["name", "team", "bot", "stage", "module", "param", "command", "roster"]))
     quoted = '"' + "".join(escaped) + '"'
     raw = "".join(parts)
-    field = {"name": f"name: {quoted}\n", "team": f"teams:\n  {quoted}: a\n  b: b\n",
-             "bot": f"bots:\n  {quoted}: {{module: bots.randombot}}\n",
-             "stage": f"stages:\n  - {{name: {quoted}}}\n", "module": f"bots:\n  c: {{module: {quoted}}}\n",
-             "param": f"bots:\n  c: {{module: bots.randombot, params: {{k: {quoted}}}}}\n",
-             "command": f"bots:\n  c: {{command: {quoted}}}\n", "roster": f"roster: {quoted}\n"}[where]
+    field = {
+        "name": f"name: {quoted}\n",
+        "team": f"teams:\n  {quoted}: a\n  b: b\n",
+        "bot": f"bots:\n  {quoted}: {{module: bots.randombot}}\n",
+        "stage": f"stages:\n  - {{name: {quoted}}}\n",
+        "module": f"bots:\n  c: {{module: {quoted}}}\n",
+        "param": f"bots:\n  c: {{module: bots.randombot, params: {{k: {quoted}}}}}\n",
+        "command": f"bots:\n  c: {{command: {quoted}}}\n",
+        "roster": f"roster: {quoted}\n",
+    }[where]
     return draw(st.sampled_from([VALID + field, field + raw, VALID + raw, raw + VALID]))
 
 
@@ -178,28 +220,94 @@ def test_the_yaml_loader_gives_plain_data_or_a_config_error(text):
 
 # ---------------------------------------------------------------- the command line
 
-COMMANDS = ["run", "register", "bots", "tournaments", "leaderboard", "games", "replay", "report", "play", "--help",
-            "--version", "nosuch"]  # fmt: skip
+COMMANDS = [
+    "run",
+    "register",
+    "bots",
+    "tournaments",
+    "leaderboard",
+    "games",
+    "replay",
+    "report",
+    "play",
+    "--help",
+    "--version",
+    "nosuch",
+]
 #: option -> values worth trying besides random text (only harmless programs and interpreters)
 OPTIONS = {
-    "--db": ["OWN", "sqlite:///", "sqlite:///FOLDER/bad.yaml/x.db", "postgresql://nobody@localhost/x", "foo://x",
-             "not a url", ""],
-    "--name": ["x", "", "a/b", "[bold]x[/]", "fuzz"], "--workers": ["0", "1", "-1", "99999999999999999999"],
-    "--json": None, "-q": None, "--help": None,
-    "--tournament": ["fuzz", "nosuch", ""], "-t": ["fuzz"], "--bot": ["bots.randombot", "first", "nosuch", "x.py", ""],
-    "-b": ["first"], "--limit": ["0", "1", "-5", "99999999999999999999"], "--stage": ["0", "9", "group", "-1", ""],
-    "--pool": ["A", "z", "0", "99999999999999999999"], "--param": ["x=1", "=", "depth=", "a=[1", "c=1.5"],
-    "-p": ["k=v"], "--game": ["tictactoe", "chess", ""], "-g": ["uttt"], "--command": ["false", "true",
-    "/nonexistent/bot", "sh -c 'exit 3'"], "--interface": ["python", "course2019", "cobol"],
-    "--python": ["/nonexistent/python", "no-such-python-for-arena-tests"], "--move-time": ["0", "0.01", "-1", "nan",
-    "inf", "1e308"], "--as": ["x", "o", "second", "nobody"], "--out": ["out", "bad.yaml", "FOLDER/bad.yaml/x"],
-}  # fmt: skip
-POSITIONALS = ["missing.yaml", "bad.yaml", "empty.yaml", "fuzz", "nosuch", "1", "0", "-1", "99999999999999999999",
-               "tictactoe", "chess", "nosuch.py", "bots.nosuch", "", "--", "é", "[bold]x[/]"]  # fmt: skip
+    "--db": [
+        "OWN",
+        "sqlite:///",
+        "sqlite:///FOLDER/bad.yaml/x.db",
+        "postgresql://nobody@localhost/x",
+        "foo://x",
+        "not a url",
+        "",
+    ],
+    "--name": ["x", "", "a/b", "[bold]x[/]", "fuzz"],
+    "--workers": ["0", "1", "-1", "99999999999999999999"],
+    "--json": None,
+    "-q": None,
+    "--help": None,
+    "--tournament": ["fuzz", "nosuch", ""],
+    "-t": ["fuzz"],
+    "--bot": ["bots.randombot", "first", "nosuch", "x.py", ""],
+    "-b": ["first"],
+    "--limit": ["0", "1", "-5", "99999999999999999999"],
+    "--stage": ["0", "9", "group", "-1", ""],
+    "--pool": ["A", "z", "0", "99999999999999999999"],
+    "--param": ["x=1", "=", "depth=", "a=[1", "c=1.5"],
+    "-p": ["k=v"],
+    "--game": ["tictactoe", "chess", ""],
+    "-g": ["uttt"],
+    "--command": ["false", "true", "/nonexistent/bot", "sh -c 'exit 3'"],
+    "--interface": ["python", "course2019", "cobol"],
+    "--python": ["/nonexistent/python", "no-such-python-for-arena-tests"],
+    "--move-time": ["0", "0.01", "-1", "nan", "inf", "1e308"],
+    "--as": ["x", "o", "second", "nobody"],
+    "--out": ["out", "bad.yaml", "FOLDER/bad.yaml/x"],
+}
+POSITIONALS = [
+    "missing.yaml",
+    "bad.yaml",
+    "empty.yaml",
+    "fuzz",
+    "nosuch",
+    "1",
+    "0",
+    "-1",
+    "99999999999999999999",
+    "tictactoe",
+    "chess",
+    "nosuch.py",
+    "bots.nosuch",
+    "",
+    "--",
+    "é",
+    "[bold]x[/]",
+]
 #: words an attacker would try, for any option or position
-HOSTILE_WORDS = ["laughs.yaml", "deep.yaml", "hostile.yaml", "/dev/zero", "FOLDER", "١٢", "-0", "1e999", "nan",
-                 "x\udcff", "\x1b[2J\x1b]0;t\x07", "\x00", "n" * 10_000, "x=" + "[" * 3000,
-                 "x={a: &a [1,1], b: [*a,*a]}", "python3 'unterminated", "sqlite:///FOLDER", "FOLDER/bad.yaml"]
+HOSTILE_WORDS = [
+    "laughs.yaml",
+    "deep.yaml",
+    "hostile.yaml",
+    "/dev/zero",
+    "FOLDER",
+    "١٢",
+    "-0",
+    "1e999",
+    "nan",
+    "x\udcff",
+    "\x1b[2J\x1b]0;t\x07",
+    "\x00",
+    "n" * 10_000,
+    "x=" + "[" * 3000,
+    "x={a: &a [1,1], b: [*a,*a]}",
+    "python3 'unterminated",
+    "sqlite:///FOLDER",
+    "FOLDER/bad.yaml",
+]
 
 
 @st.composite
@@ -229,16 +337,19 @@ def cli_folder(tmp_path_factory) -> Path:
     (folder / "laughs.yaml").write_text(BILLION_LAUGHS)
     (folder / "deep.yaml").write_text("name: " + "[" * 5000)
     (folder / "hostile.yaml").write_text('name: fuzz\ngame: tictactoe\nbots:\n  "\\e[2J": {module: "\\udcff"}\n')
-    text = (f"name: fuzz\ngame: tictactoe\nbots:\n  first: {{path: {BOTS / 'first_legal.py'}}}\n"
-            f"  second: {{path: {BOTS / 'seeded_random.py'}}}\n")  # fmt: skip
+    text = (
+        f"name: fuzz\ngame: tictactoe\nbots:\n  first: {{path: {BOTS / 'first_legal.py'}}}\n"
+        f"  second: {{path: {BOTS / 'seeded_random.py'}}}\n"
+    )
     run = TournamentRun(parse_config(text), text, open_store(f"sqlite:///{folder / 'arena.sqlite3'}"), folder, 1)
     run.prepare()
     run.run(LocalRunner(1))
     return folder
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])  # fmt: skip
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(words=command_lines())
 def test_any_command_line_ends_with_exit_0_or_2_and_no_traceback(cli_folder, monkeypatch, words):
     from arena import cli
@@ -267,8 +378,11 @@ def test_any_command_line_ends_with_exit_0_or_2_and_no_traceback(cli_folder, mon
 # ---------------------------------------------------------------- moves
 
 NAMES = sorted(GAMES)
-move_texts = st.text(max_size=12) | st.from_regex(r"\s*[\(\[]?-?\d{1,3}([ ,]+-?\d{1,3}){0,3}[\)\]]?\s*", fullmatch=True) \
-    | st.from_regex(r"[a-jA-J][0-9]{1,2}|pass|PASS|Pass", fullmatch=True)  # fmt: skip
+move_texts = (
+    st.text(max_size=12)
+    | st.from_regex(r"\s*[\(\[]?-?\d{1,3}([ ,]+-?\d{1,3}){0,3}[\)\]]?\s*", fullmatch=True)
+    | st.from_regex(r"[a-jA-J][0-9]{1,2}|pass|PASS|Pass", fullmatch=True)
+)
 
 
 def some_state(game, seed: int, plies: int):
@@ -305,22 +419,36 @@ def test_any_move_text_is_a_move_or_a_syntax_error_and_any_move_is_played_or_ill
 
 # ---------------------------------------------------------------- the protocol reader
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                                        max_size=3), max_leaves=8)  # fmt: skip
-replies = st.fixed_dictionaries({}, optional={
-    "type": st.sampled_from(["move", "ready", "error", "description", "MOVE", ""]) | json_values,
-    "move": json_values, "kind": json_values, "message": json_values})  # fmt: skip
-lines = st.one_of(st.binary(max_size=300), replies.map(lambda r: json.dumps(r).encode()),
-                  json_values.map(lambda v: json.dumps(v).encode()),
-                  st.text(max_size=50).map(lambda t: t.encode("utf-16")),
-                  st.integers(65530, 65540).map(lambda n: b'{"type":"move","move":"4","pad":"' + b"x" * n + b'"}'),
-                  st.integers(0, 30000).map(lambda n: b"[" * n + b"]" * n),
-                  st.integers(0, 10000).map(lambda n: b'{"type":"move","move":"4","x":' + b'{"a":' * n + b"1"
-                                            + b"}" * n + b"}"),
-                  st.lists(st.sampled_from(ESCAPED + ["\\u0000", "\\u001b[2J", "x"]), max_size=8).map(
-                      lambda parts: json.dumps({"type": "error", "kind": "".join(parts[:2]), "message": "".join(parts)})
-                      .encode().replace(b"\\\\", b"\\")))  # fmt: skip
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+replies = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.sampled_from(["move", "ready", "error", "description", "MOVE", ""]) | json_values,
+        "move": json_values,
+        "kind": json_values,
+        "message": json_values,
+    },
+)
+lines = st.one_of(
+    st.binary(max_size=300),
+    replies.map(lambda r: json.dumps(r).encode()),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    st.text(max_size=50).map(lambda t: t.encode("utf-16")),
+    st.integers(65530, 65540).map(lambda n: b'{"type":"move","move":"4","pad":"' + b"x" * n + b'"}'),
+    st.integers(0, 30000).map(lambda n: b"[" * n + b"]" * n),
+    st.integers(0, 10000).map(lambda n: b'{"type":"move","move":"4","x":' + b'{"a":' * n + b"1" + b"}" * n + b"}"),
+    st.lists(st.sampled_from(ESCAPED + ["\\u0000", "\\u001b[2J", "x"]), max_size=8).map(
+        lambda parts: (
+            json.dumps({"type": "error", "kind": "".join(parts[:2]), "message": "".join(parts)})
+            .encode()
+            .replace(b"\\\\", b"\\")
+        )
+    ),
+)
 
 
 @FAST
@@ -340,10 +468,14 @@ def test_any_reply_line_is_a_message_or_a_protocol_error(line, expected):
             message[field].encode("utf-8")  # no lone surrogate: it can be stored and printed
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(chunks=st.lists(lines, min_size=1, max_size=4), newlines=st.lists(st.booleans(), min_size=4, max_size=4),
-       stays=st.booleans())  # fmt: skip
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    chunks=st.lists(lines, min_size=1, max_size=4),
+    newlines=st.lists(st.booleans(), min_size=4, max_size=4),
+    stays=st.booleans(),
+)
 def test_a_bot_writing_anything_gives_lines_then_a_fault_never_a_hang(tmp_path, chunks, newlines, stays):
     data = b"".join(chunk + (b"\n" if newline else b"") for chunk, newline in zip(chunks, newlines))
     path = tmp_path / "output.bin"
@@ -374,21 +506,31 @@ def test_a_bot_writing_anything_gives_lines_then_a_fault_never_a_hang(tmp_path, 
 
 MEMORY = 1 << 30
 DANGEROUS = {
-    "billion-laughs-file": (["run", "laughs.yaml"], "error: laughs.yaml is refused: it holds more than 100,000 values "
-                                                    "once its aliases are expanded"),
-    "deep-file": (["run", "deep.yaml"], "error: deep.yaml is refused: it nests deeper than 32 levels at line 1, "
-                                        "column 38"),
-    "dev-zero": (["run", "/dev/zero"],
-                 "error: the tournament file '/dev/zero' is not a regular file; give a YAML file"),
+    "billion-laughs-file": (
+        ["run", "laughs.yaml"],
+        "error: laughs.yaml is refused: it holds more than 100,000 values once its aliases are expanded",
+    ),
+    "deep-file": (
+        ["run", "deep.yaml"],
+        "error: deep.yaml is refused: it nests deeper than 32 levels at line 1, column 38",
+    ),
+    "dev-zero": (
+        ["run", "/dev/zero"],
+        "error: the tournament file '/dev/zero' is not a regular file; give a YAML file",
+    ),
     "fifo": (["run", "fifo.yaml"], "error: the tournament file 'fifo.yaml' is not a regular file; give a YAML file"),
-    "roster-dev-zero": (["run", "roster.yaml"],
-                        "error: the roster '/dev/zero' is not a regular file; give a YAML file"),
-    "billion-laughs-param": (["register", "bots.randombot", "--param",
-                              "x={" + BILLION_LAUGHS.strip().replace("\n", ", ") + "}"],
-                             "error: --param 'x' is refused: it holds more than 100,000 values once its aliases are "
-                             "expanded"),
-    "deep-param": (["register", "bots.randombot", "--param", "x=" + "[" * 100_000],
-                   "error: --param 'x' is refused: it nests deeper than 32 levels at line 1, column 33"),
+    "roster-dev-zero": (
+        ["run", "roster.yaml"],
+        "error: the roster '/dev/zero' is not a regular file; give a YAML file",
+    ),
+    "billion-laughs-param": (
+        ["register", "bots.randombot", "--param", "x={" + BILLION_LAUGHS.strip().replace("\n", ", ") + "}"],
+        "error: --param 'x' is refused: it holds more than 100,000 values once its aliases are expanded",
+    ),
+    "deep-param": (
+        ["register", "bots.randombot", "--param", "x=" + "[" * 100_000],
+        "error: --param 'x' is refused: it nests deeper than 32 levels at line 1, column 33",
+    ),
 }
 
 
@@ -409,7 +551,13 @@ def test_input_that_once_took_gigabytes_or_hung_is_refused_in_bounded_time_and_m
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
-    result = subprocess.run([shutil.which("arena") or "arena", *args, "--db", f"sqlite:///{dangerous_folder / 'a.db'}"],
-                            cwd=dangerous_folder, capture_output=True, text=True, timeout=30, preexec_fn=limit,
-                            env={**os.environ, "COLUMNS": "5000"})
+    result = subprocess.run(
+        [shutil.which("arena") or "arena", *args, "--db", f"sqlite:///{dangerous_folder / 'a.db'}"],
+        cwd=dangerous_folder,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        preexec_fn=limit,
+        env={**os.environ, "COLUMNS": "5000"},
+    )
     assert (result.returncode, result.stderr) == (2, message + "\n")

@@ -46,7 +46,7 @@ def test_random_games_end_with_an_outcome(game):
 def test_legal_moves_are_legal_and_others_are_not(game):
     rng = random.Random(7)
     state = game.initial_state()
-    every_move = range(0, 200)
+    every_move = range(200)
     while not state.is_terminal:
         legal = state.legal_moves()
         assert legal == sorted(set(legal)) and legal
@@ -169,7 +169,7 @@ def test_a_game_names_its_seats_and_reads_each_name_back(game):
         assert game.seat_of(game.SEATS[seat]) == seat
         assert game.seat_of(game.MARKS[seat].upper()) == seat
         assert game.seat_of(("first", "second")[seat]) == seat
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'third' is no seat of"):
         game.seat_of("third")
 
 

@@ -96,8 +96,9 @@ PERFT = {
 SLOW_PERFT = {("uttt", 6), ("xtreme", 5), ("xtreme", 4)}
 
 CASES = [
-    pytest.param(name, depth, count, marks=[pytest.mark.slow] if (name, depth) in SLOW_PERFT else [],
-                 id=f"{name}-{depth}")
+    pytest.param(
+        name, depth, count, marks=[pytest.mark.slow] if (name, depth) in SLOW_PERFT else [], id=f"{name}-{depth}"
+    )
     for name, counts in PERFT.items()
     for depth, count in enumerate(counts, start=1)
     if count is not None
@@ -109,8 +110,9 @@ def test_perft(name, depth, count):
     assert perft(get_game(name).initial_state(), depth) == count
 
 
-@pytest.mark.parametrize(("name", "depth", "count"),
-                         [(n, d, c) for n, cs in PERFT.items() for d, c in enumerate(cs[:3], 1)])
+@pytest.mark.parametrize(
+    ("name", "depth", "count"), [(n, d, c) for n, cs in PERFT.items() for d, c in enumerate(cs[:3], 1)]
+)
 def test_reference_perft(name, depth, count):
     """The references are checked against the same table, so they can be trusted as oracles."""
     assert perft(RefAdapter(reference(name).initial()), depth) == count

@@ -19,16 +19,16 @@ import time
 
 import pytest
 
-from arena import landlock, worker
+from arena import landlock
 from arena.botspec import BotSpec
+from arena.games import get_game
 from arena.job import TimeControl
 from arena.match import play_game
-from arena.games import get_game
 from arena.process import running
 from arena.records import Termination
 from arena.worker import GameWorker
 from tests.fixtures.course.coursekit import COURSE_BOTS, has_numpy
-from tests.fixtures.harnesskit import BOTS, COMMANDS, bot_stderr, command_bot, isolation, job, late, pool, python_bot  # noqa: F401
+from tests.fixtures.harnesskit import BOTS, COMMANDS, bot_stderr, command_bot, job, late, python_bot  # noqa: F401
 from tests.fixtures.leftovers import nothing_left_behind  # noqa: F401
 
 HEALTHY = python_bot("first_legal", "healthy")
@@ -50,71 +50,187 @@ def with_params(module: str, **params) -> BotSpec:
 FAULTS = {
     # hangs
     "hangs in move": (python_bot("hangs_in_move"), HEALTHY, {"move": 0.2}, Termination.TIMEOUT, late(0.2)),
-    "hangs while importing": (python_bot("hangs_at_import"), HEALTHY, {"startup": 1.0}, Termination.TIMEOUT,
-                              late(1.0, 0.0, after=" during startup")),
-    "hangs in make_bot": (python_bot("hangs_in_make_bot"), HEALTHY, {"startup": 1.0}, Termination.TIMEOUT,
-                          late(1.0, 0.0, after=" during startup")),
-    "too slow to start": (python_bot("slow_to_start"), HEALTHY, {"startup": 0.5}, Termination.TIMEOUT,
-                          late(0.5, 0.0, after=" during startup")),
-    "answers 15 ms past the grace": (python_bot("answers_just_late"), HEALTHY, {"move": 0.2}, Termination.TIMEOUT,
-                                     late(0.2)),
-    "answers 100 ms past the grace": (python_bot("sleeps_past_limit"), HEALTHY, {"move": 0.2}, Termination.TIMEOUT,
-                                      late(0.2)),
+    "hangs while importing": (
+        python_bot("hangs_at_import"),
+        HEALTHY,
+        {"startup": 1.0},
+        Termination.TIMEOUT,
+        late(1.0, 0.0, after=" during startup"),
+    ),
+    "hangs in make_bot": (
+        python_bot("hangs_in_make_bot"),
+        HEALTHY,
+        {"startup": 1.0},
+        Termination.TIMEOUT,
+        late(1.0, 0.0, after=" during startup"),
+    ),
+    "too slow to start": (
+        python_bot("slow_to_start"),
+        HEALTHY,
+        {"startup": 0.5},
+        Termination.TIMEOUT,
+        late(0.5, 0.0, after=" during startup"),
+    ),
+    "answers 15 ms past the grace": (
+        python_bot("answers_just_late"),
+        HEALTHY,
+        {"move": 0.2},
+        Termination.TIMEOUT,
+        late(0.2),
+    ),
+    "answers 100 ms past the grace": (
+        python_bot("sleeps_past_limit"),
+        HEALTHY,
+        {"move": 0.2},
+        Termination.TIMEOUT,
+        late(0.2),
+    ),
     # crashes
-    "raises an exception": (python_bot("raises_in_move"), HEALTHY, {}, Termination.CRASH,
-                            r"RuntimeError: deliberate failure in move"),
+    "raises an exception": (
+        python_bot("raises_in_move"),
+        HEALTHY,
+        {},
+        Termination.CRASH,
+        r"RuntimeError: deliberate failure in move",
+    ),
     "calls sys.exit": (python_bot("exits_in_move"), HEALTHY, {}, Termination.CRASH, r"exited with status 3"),
     "calls os._exit": (python_bot("os_exit_in_move"), HEALTHY, {}, Termination.CRASH, r"exited with status 7"),
     "segfaults": (python_bot("segfaults"), HEALTHY, {}, Termination.CRASH, r"killed by SIGSEGV"),
     "is killed by a signal": (python_bot("kills_itself"), HEALTHY, {}, Termination.CRASH, r"killed by SIGTERM"),
-    "returns no move": (python_bot("returns_none"), HEALTHY, {}, Termination.CRASH,
-                        r"TypeError: move\(\) returned None, not a move \(an int of the game's encoding\)"),
+    "returns no move": (
+        python_bot("returns_none"),
+        HEALTHY,
+        {},
+        Termination.CRASH,
+        r"TypeError: move\(\) returned None, not a move \(an int of the game's encoding\)",
+    ),
     # wrong replies
-    "plays an illegal move": (python_bot("plays_occupied_cell"), HEALTHY, {}, Termination.ILLEGAL_MOVE,
-                              r"0 is illegal in tictactoe: cell 0 is occupied"),
-    "answers with an othello move": (replies_with('{"type":"move","move":"e6"}'), HEALTHY, {},
-                                     Termination.ILLEGAL_MOVE,
-                                     r"'e6' is not a tictactoe move; a move is the cell index 0-8, row by row "
-                                     r"\(e\.g\. '4' for the centre\)"),
-    "answers with an xtreme move": (replies_with('{"type":"move","move":"0 1 1"}'), HEALTHY, {},
-                                    Termination.ILLEGAL_MOVE, r"'0 1 1' is not a tictactoe move; .*"),
-    "answers a move with ready": (replies_with('{"type":"ready"}'), HEALTHY, {}, Termination.PROTOCOL_ERROR,
-                                  r"expected a 'move' reply, got '\{\"type\":\"ready\"\}'"),
-    "answers a move with a description": (replies_with('{"type":"description","description":"x"}'), HEALTHY, {},
-                                          Termination.PROTOCOL_ERROR, r"expected a 'move' reply, got .*"),
-    "replies text that is not JSON": (command_bot("not_json.py"), HEALTHY, {}, Termination.PROTOCOL_ERROR,
-                                      r"reply is not JSON: 'move 4'"),
-    "replies binary garbage": (command_bot("garbage.py"), HEALTHY, {}, Termination.PROTOCOL_ERROR,
-                               r"reply is not JSON: .*garbage.*"),
-    "replies a JSON array": (replies_with('["move","4"]'), HEALTHY, {}, Termination.PROTOCOL_ERROR,
-                             r"reply is not a JSON object: '\[\"move\",\"4\"\]'"),
-    "replies a move that is a number": (command_bot("move_not_a_string.py"), HEALTHY, {}, Termination.PROTOCOL_ERROR,
-                                        r"a move reply needs a 'move' string, got .*"),
-    "sends a line of 200 kB without its end": (command_bot("endless_line.py"), HEALTHY, {},
-                                               Termination.PROTOCOL_ERROR, r"sent a line longer than 65536 bytes"),
-    "sends a valid reply of 100 kB": (command_bot("oversized_line.py"), HEALTHY, {}, Termination.PROTOCOL_ERROR,
-                                      r"sent a line longer than 65536 bytes"),
+    "plays an illegal move": (
+        python_bot("plays_occupied_cell"),
+        HEALTHY,
+        {},
+        Termination.ILLEGAL_MOVE,
+        r"0 is illegal in tictactoe: cell 0 is occupied",
+    ),
+    "answers with an othello move": (
+        replies_with('{"type":"move","move":"e6"}'),
+        HEALTHY,
+        {},
+        Termination.ILLEGAL_MOVE,
+        r"'e6' is not a tictactoe move; a move is the cell index 0-8, row by row "
+        r"\(e\.g\. '4' for the centre\)",
+    ),
+    "answers with an xtreme move": (
+        replies_with('{"type":"move","move":"0 1 1"}'),
+        HEALTHY,
+        {},
+        Termination.ILLEGAL_MOVE,
+        r"'0 1 1' is not a tictactoe move; .*",
+    ),
+    "answers a move with ready": (
+        replies_with('{"type":"ready"}'),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"expected a 'move' reply, got '\{\"type\":\"ready\"\}'",
+    ),
+    "answers a move with a description": (
+        replies_with('{"type":"description","description":"x"}'),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"expected a 'move' reply, got .*",
+    ),
+    "replies text that is not JSON": (
+        command_bot("not_json.py"),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"reply is not JSON: 'move 4'",
+    ),
+    "replies binary garbage": (
+        command_bot("garbage.py"),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"reply is not JSON: .*garbage.*",
+    ),
+    "replies a JSON array": (
+        replies_with('["move","4"]'),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"reply is not a JSON object: '\[\"move\",\"4\"\]'",
+    ),
+    "replies a move that is a number": (
+        command_bot("move_not_a_string.py"),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"a move reply needs a 'move' string, got .*",
+    ),
+    "sends a line of 200 kB without its end": (
+        command_bot("endless_line.py"),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"sent a line longer than 65536 bytes",
+    ),
+    "sends a valid reply of 100 kB": (
+        command_bot("oversized_line.py"),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"sent a line longer than 65536 bytes",
+    ),
     # floods and resources
-    "floods stdout with 8 MiB (a command)": (command_bot("floods_stdout.py"), HEALTHY, {},
-                                             Termination.PROTOCOL_ERROR, r"reply is not JSON: 'flood z{114}\.\.\.'"),
-    "allocates memory without bound": (python_bot("hoards_memory", memory_mb=200), HEALTHY, {"move": 5.0},
-                                       Termination.RESOURCE_LIMIT, r"MemoryError: .*"),
-    "writes past the file-size limit": (python_bot("writes_big_file", file_size_mb=1), HEALTHY, {"move": 2.0},
-                                        Termination.RESOURCE_LIMIT,
-                                        r"file size limit exceeded \(SIGXFSZ\)|OSError: \[Errno 27\] File too large"),
-    "leaves a child process running": (python_bot("leaves_child_running"), HEALTHY, {}, Termination.RESOURCE_LIMIT,
-                                       r"left a process running after its answer: pid \d+ \(sleep\)"),
-    "detaches a grandchild (double fork, setsid)": (python_bot("detaches_grandchild"), HEALTHY, {},
-                                                    Termination.RESOURCE_LIMIT,
-                                                    r"left a (process running that it detached from its process "
-                                                    r"group|process running after its answer): "
-                                                    r"pid \d+ \(python[\w.]*\)"),
-    "keeps a thread running after its answer": (python_bot("threads_after_answer"), SLOW, {},
-                                                Termination.RESOURCE_LIMIT,
-                                                r"used \d+ ms of CPU while not its turn, in 0\.3\d\d s where \d\d ms "
-                                                r"are allowed \(threads or processes left running after its "
-                                                r"answer\)"),
-}  # fmt: skip
+    "floods stdout with 8 MiB (a command)": (
+        command_bot("floods_stdout.py"),
+        HEALTHY,
+        {},
+        Termination.PROTOCOL_ERROR,
+        r"reply is not JSON: 'flood z{114}\.\.\.'",
+    ),
+    "allocates memory without bound": (
+        python_bot("hoards_memory", memory_mb=200),
+        HEALTHY,
+        {"move": 5.0},
+        Termination.RESOURCE_LIMIT,
+        r"MemoryError: .*",
+    ),
+    "writes past the file-size limit": (
+        python_bot("writes_big_file", file_size_mb=1),
+        HEALTHY,
+        {"move": 2.0},
+        Termination.RESOURCE_LIMIT,
+        r"file size limit exceeded \(SIGXFSZ\)|OSError: \[Errno 27\] File too large",
+    ),
+    "leaves a child process running": (
+        python_bot("leaves_child_running"),
+        HEALTHY,
+        {},
+        Termination.RESOURCE_LIMIT,
+        r"left a process running after its answer: pid \d+ \(sleep\)",
+    ),
+    "detaches a grandchild (double fork, setsid)": (
+        python_bot("detaches_grandchild"),
+        HEALTHY,
+        {},
+        Termination.RESOURCE_LIMIT,
+        r"left a (process running that it detached from its process "
+        r"group|process running after its answer): "
+        r"pid \d+ \(python[\w.]*\)",
+    ),
+    "keeps a thread running after its answer": (
+        python_bot("threads_after_answer"),
+        SLOW,
+        {},
+        Termination.RESOURCE_LIMIT,
+        r"used \d+ ms of CPU while not its turn, in 0\.3\d\d s where \d\d ms "
+        r"are allowed \(threads or processes left running after its "
+        r"answer\)",
+    ),
+}
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -163,10 +279,20 @@ def test_the_off_turn_cpu_of_the_last_stretch_is_checked_at_the_game_end(pool):
     # with its slow last move, and the thread is caught when the game ends, not at a request
     record = pool.play(job(SLOW, with_params("threads_after_answer", from_ply=5), move=2.0))
     assert (record.termination, record.offender, record.winner) == (Termination.RESOURCE_LIMIT, 1, 0)
-    assert [(m.seat, m.move) for m in record.moves] == [(0, "0"), (1, "1"), (0, "2"), (1, "3"), (0, "4"), (1, "5"),
-                                                        (0, "6")]  # fmt: skip
-    assert re.fullmatch(r"used \d+ ms of CPU while not its turn, in 0\.3\d\d s where \d\d ms are allowed "
-                        r"\(threads or processes left running after its answer\)", record.detail)
+    assert [(m.seat, m.move) for m in record.moves] == [
+        (0, "0"),
+        (1, "1"),
+        (0, "2"),
+        (1, "3"),
+        (0, "4"),
+        (1, "5"),
+        (0, "6"),
+    ]
+    assert re.fullmatch(
+        r"used \d+ ms of CPU while not its turn, in 0\.3\d\d s where \d\d ms are allowed "
+        r"\(threads or processes left running after its answer\)",
+        record.detail,
+    )
 
 
 def test_a_child_left_running_is_killed_with_the_bot(pool):
@@ -183,8 +309,9 @@ def test_a_detached_grandchild_is_killed_and_reaped_by_the_worker(isolation, poo
         assert record.detail.startswith(f"left a process running after its answer: pid {grandchild} ")
         assert record.moves == []
     else:  # seen by the worker, its subreaper, at the end of the game
-        assert record.detail.startswith(f"left a process running that it detached from its process group: "
-                                        f"pid {grandchild} ")  # fmt: skip
+        assert record.detail.startswith(
+            f"left a process running that it detached from its process group: pid {grandchild} "
+        )
     assert not running(grandchild)
 
 
@@ -235,8 +362,10 @@ def test_a_bot_connecting_to_a_listening_port_gets_nowhere_and_crashes(pool):
         with pytest.raises(TimeoutError):
             server.accept()
     assert (record.termination, record.offender, record.winner) == (Termination.CRASH, 0, 1)
-    assert record.detail in ("PermissionError: [Errno 13] Permission denied",  # Landlock ABI 4+
-                             "OSError: [Errno 101] Network is unreachable")  # only the namespace  # fmt: skip
+    assert record.detail in (
+        "PermissionError: [Errno 13] Permission denied",  # Landlock ABI 4+
+        "OSError: [Errno 101] Network is unreachable",
+    )  # only the namespace
 
 
 # ---------------------------------------------------------------- the course interface
@@ -281,5 +410,7 @@ def test_a_bot_that_stops_reading_its_input_is_a_crash_not_a_blocked_worker():
     finally:
         process.close()
     assert (fault.value.termination, fault.value.detail) == (
-        Termination.CRASH, "stopped reading its input (its input pipe stayed full for 1 s)")  # fmt: skip
+        Termination.CRASH,
+        "stopped reading its input (its input pipe stayed full for 1 s)",
+    )
     assert 1.0 <= waited < 3.0

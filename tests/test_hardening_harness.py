@@ -9,7 +9,7 @@ import pytest
 
 from arena import worker as worker_module
 from arena.records import Termination
-from tests.fixtures.harnesskit import BOTS, cli, isolation, job, pool, python_bot  # noqa: F401
+from tests.fixtures.harnesskit import BOTS, job, python_bot
 
 
 def test_a_failure_of_the_harness_during_a_game_aborts_that_game_and_the_worker_plays_on(pool, monkeypatch):
@@ -21,8 +21,7 @@ def test_a_failure_of_the_harness_during_a_game_aborts_that_game_and_the_worker_
     record = pool.play(job(python_bot("first_legal"), python_bot("seeded_random"), game_id=7))
     monkeypatch.setattr(worker_module, "play_game", real)
     assert (record.game_id, record.termination, record.offender, record.winner) == (7, Termination.ABORTED, None, None)
-    assert record.detail == ("the harness failed while playing it: RecursionError: maximum recursion depth "
-                             "exceeded")  # fmt: skip
+    assert record.detail == ("the harness failed while playing it: RecursionError: maximum recursion depth exceeded")
     again = pool.play(job(python_bot("first_legal"), python_bot("seeded_random"), game_id=8))
     assert again.termination is Termination.NORMAL
 

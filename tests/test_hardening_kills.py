@@ -20,18 +20,22 @@ from tests.test_tournament_resume import children
 pytestmark = pytest.mark.slow
 
 #: slow bots (50 ms a move), and one that detaches a sleeping grandchild in every game
-TOURNAMENT = """\
+TOURNAMENT = (
+    """\
 name: kills
 game: tictactoe
 seed: 21
 time: {move: 1.0}
 workers: 2
 bots:
-""" + "".join(f"  team-{n}: {{path: slow_seeded_random.py}}\n" for n in range(5)) + """\
+"""
+    + "".join(f"  team-{n}: {{path: slow_seeded_random.py}}\n" for n in range(5))
+    + """\
   detacher: {path: detaches_grandchild.py}
 stages:
   - {games_per_pair: 2}
 """
+)
 
 
 class Folder:
@@ -74,8 +78,10 @@ def test_the_next_run_takes_over_the_lock_of_a_killed_one_with_a_note(tmp_path):
     folder.left()
     again = arena(*folder.args, cwd=folder.path, timeout=300)
     assert again.returncode == 0, again.stderr
-    assert f"note: the last run of this tournament (pid {process.pid}) stopped without finishing; taking over its " \
-           "lock" in again.stderr.replace("\n", " ")
+    assert (
+        f"note: the last run of this tournament (pid {process.pid}) stopped without finishing; taking over its "
+        "lock" in again.stderr.replace("\n", " ")
+    )
     assert not list(tmp_path.glob("*.lock"))  # gone at the end of the run
 
 
@@ -84,7 +90,7 @@ def test_killing_one_worker_alone_leaves_nothing_of_it_and_the_run_finishes(tmp_
     process = started(folder)
     worker = children(process.pid)[0]
     os.kill(worker, signal.SIGKILL)
-    stdout, stderr = process.communicate(timeout=300)
+    _stdout, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
     assert folder.left() == []
     assert finished_games(folder.database) == 30

@@ -31,8 +31,8 @@ game: tictactoe
 seed: 3
 workers: 1
 bots:
-  first: {{path: {BOTS / 'first_legal.py'}}}
-  second: {{path: {BOTS / 'seeded_random.py'}}}
+  first: {{path: {BOTS / "first_legal.py"}}}
+  second: {{path: {BOTS / "seeded_random.py"}}}
 stages:
   - {{games_per_pair: 2}}
 """
@@ -41,8 +41,14 @@ stages:
 def under_read_only(*args: str, cwd: Path, writable: Path | None = None) -> subprocess.CompletedProcess:
     """``arena ARGS`` forbidden to write anywhere (but ``writable``)."""
     extra = ["--writable", str(writable)] if writable else []
-    return subprocess.run([sys.executable, str(FIXTURES / "arena_under.py"), "--read-only", *extra, "--", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, **WIDE})
+    return subprocess.run(
+        [sys.executable, str(FIXTURES / "arena_under.py"), "--read-only", *extra, "--", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **WIDE},
+    )
 
 
 def listing(folder: Path) -> dict[str, int]:
@@ -84,8 +90,15 @@ def test_a_database_that_cannot_be_written_is_read_by_the_commands_that_only_loo
 
 def test_a_report_of_a_database_that_cannot_be_written_is_written_to_its_folder(played, tmp_path):
     before = listing(played)
-    result = under_read_only("report", "--out", str(tmp_path), "--db", f"sqlite:///{played / 'db' / 'arena.sqlite3'}",
-                             cwd=played, writable=tmp_path)
+    result = under_read_only(
+        "report",
+        "--out",
+        str(tmp_path),
+        "--db",
+        f"sqlite:///{played / 'db' / 'arena.sqlite3'}",
+        cwd=played,
+        writable=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "index.html").is_file()
     assert listing(played) == before
@@ -117,8 +130,11 @@ def test_listings_of_a_missing_database_are_empty_and_create_nothing(tmp_path, c
 
 def test_a_leaderboard_of_a_missing_database_says_there_are_no_tournaments_and_creates_nothing(tmp_path):
     result = arena("leaderboard", "--db", f"sqlite:///{tmp_path / 'new' / 'arena.sqlite3'}", cwd=tmp_path)
-    assert (result.returncode, result.stderr) == (2, "error: there are no tournaments in this database yet: run one "
-                                                     "with 'arena run FILE' (or pass the right --db)\n")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "error: there are no tournaments in this database yet: run one "
+        "with 'arena run FILE' (or pass the right --db)\n",
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -129,9 +145,11 @@ def test_a_database_needing_an_upgrade_opened_read_only_is_a_clear_error(tmp_pat
         connection.execute("UPDATE schema_version SET version = 0")
     with pytest.raises(StoreError) as error:
         open_store(url, read_only=True)
-    assert str(error.value) == (f"the database {tmp_path / 'old.sqlite3'} is at schema version 0 and needs upgrading "
-                                f"to {SCHEMA_VERSION}, which takes writing: run 'arena run' or 'arena register' on it "
-                                "where it can be written (or on a copy), then read it again")
+    assert str(error.value) == (
+        f"the database {tmp_path / 'old.sqlite3'} is at schema version 0 and needs upgrading "
+        f"to {SCHEMA_VERSION}, which takes writing: run 'arena run' or 'arena register' on it "
+        "where it can be written (or on a copy), then read it again"
+    )
 
 
 def test_a_file_that_is_not_a_database_opened_read_only_is_a_clear_error(tmp_path):

@@ -12,8 +12,7 @@ import pytest
 
 from arena import protocol
 from arena.records import Termination
-from tests.fixtures.harnesskit import command_bot, job, pool, python_bot  # noqa: F401
-
+from tests.fixtures.harnesskit import command_bot, job, python_bot
 
 # ---------------------------------------------------------------- text
 
@@ -30,14 +29,20 @@ def test_a_move_reply_with_a_lone_surrogate_comes_back_clean():
 def test_a_description_reply_comes_back_clean():
     line = b'{"type":"description","description":"d\\udcff","games":["tictactoe\\udcff"],"parameters":["p\\u0000"]}'
     assert protocol.parse_reply(line, "description") == {
-        "type": "description", "description": "d\ufffd", "games": ["tictactoe\ufffd"], "parameters": ["p"]}
+        "type": "description",
+        "description": "d\ufffd",
+        "games": ["tictactoe\ufffd"],
+        "parameters": ["p"],
+    }
 
 
 def test_a_description_whose_games_are_not_a_list_of_strings_is_a_protocol_error():
     with pytest.raises(protocol.ProtocolError) as error:
         protocol.parse_reply(b'{"type":"description","description":"d","games":5}', "description")
-    assert str(error.value) == ("a description's 'games' must be a list of strings, got "
-                                "'{\"type\":\"description\",\"description\":\"d\",\"games\":5}'")
+    assert str(error.value) == (
+        "a description's 'games' must be a list of strings, got "
+        '\'{"type":"description","description":"d","games":5}\''
+    )
 
 
 def test_a_long_description_is_cut_with_a_mark():
@@ -56,13 +61,15 @@ def move_with(extra: str) -> bytes:
     return ('{"type":"move","move":"4","x":' + extra + "}").encode()
 
 
-@pytest.mark.parametrize("line", [nested(3000).encode(), ('{"a":' * 3000 + "1" + "}" * 3000).encode(),
-                                  move_with(nested(protocol.MAX_DEPTH))], ids=["arrays", "objects", "one-too-deep"])
+@pytest.mark.parametrize(
+    "line",
+    [nested(3000).encode(), ('{"a":' * 3000 + "1" + "}" * 3000).encode(), move_with(nested(protocol.MAX_DEPTH))],
+    ids=["arrays", "objects", "one-too-deep"],
+)
 def test_a_reply_nested_deeper_than_the_limit_is_a_protocol_error(line):
     with pytest.raises(protocol.ProtocolError) as error:
         protocol.parse_reply(line, "move")
-    assert str(error.value) == (f"reply nests arrays or objects deeper than 32 levels: "
-                                f"{protocol.short(line)}")
+    assert str(error.value) == (f"reply nests arrays or objects deeper than 32 levels: {protocol.short(line)}")
 
 
 def test_a_reply_nested_as_deep_as_the_limit_is_read():

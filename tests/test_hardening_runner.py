@@ -38,8 +38,11 @@ def dies_on(game_ids: set[int], deaths_file):
 def test_a_game_whose_worker_died_once_is_played_again_and_the_run_goes_on(monkeypatch, tmp_path):
     monkeypatch.setattr(GameWorker, "play", dies_on({2}, tmp_path / "once"))
     records = list(LocalRunner(1).run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3)]))
-    assert sorted((r.game_id, r.termination) for r in records) == [(1, Termination.NORMAL), (2, Termination.NORMAL),
-                                                                   (3, Termination.NORMAL)]  # fmt: skip
+    assert sorted((r.game_id, r.termination) for r in records) == [
+        (1, Termination.NORMAL),
+        (2, Termination.NORMAL),
+        (3, Termination.NORMAL),
+    ]
     assert (tmp_path / "once").read_text() == "died\n"
 
 
@@ -47,9 +50,12 @@ def test_a_game_that_kills_every_worker_stops_the_run_after_three_deaths(monkeyp
     monkeypatch.setattr(GameWorker, "play", dies_on({2}, tmp_path / "always"))
     played = []
     with pytest.raises(RunnerError) as stopped:
-        for record in LocalRunner(1).run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3)]):
-            played.append(record.game_id)
-    assert str(stopped.value) == ("game 2 lost its worker process 3 times (the last exit status was 9); stopping the "
-                                  "run: the log beside the database says more, and running again retries the game")  # fmt: skip
+        played.extend(
+            record.game_id for record in LocalRunner(1).run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3)])
+        )
+    assert str(stopped.value) == (
+        "game 2 lost its worker process 3 times (the last exit status was 9); stopping the "
+        "run: the log beside the database says more, and running again retries the game"
+    )
     assert played == [1]
     assert (tmp_path / "always").read_text() == "died\n" * 3

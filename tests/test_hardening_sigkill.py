@@ -29,18 +29,22 @@ pytestmark = pytest.mark.slow
 KILLS = 22
 #: ten instant deterministic bots; two groups of five, then a final of four: 1,400 games, so
 #: that the kills land in the groups, between the stages and in the final
-TOURNAMENT = """\
+TOURNAMENT = (
+    """\
 name: sigkill
 game: tictactoe
 seed: 13
 time: {move: 1.0}
 workers: 2
 bots:
-""" + "".join(f"  team-{n}: {{path: {'first_legal' if n % 3 == 0 else 'seeded_random'}.py}}\n" for n in range(10)) + """\
+"""
+    + "".join(f"  team-{n}: {{path: {'first_legal' if n % 3 == 0 else 'seeded_random'}.py}}\n" for n in range(10))
+    + """\
 stages:
   - {name: groups, pools: 2, advance: 2, games_per_pair: 40}
   - {name: final, games_per_pair: 100}
 """
+)
 TOTAL = 2 * 10 * 40 + 6 * 100
 
 
@@ -67,8 +71,9 @@ class Folder:
                 "SELECT g.id, g.stage, g.pool, a.team, b.team, g.status, g.winner, g.termination, g.offender, "
                 "(SELECT group_concat(m.move, ' ') FROM (SELECT move FROM moves WHERE game_id = g.id ORDER BY ply) m) "
                 "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 "
-                "JOIN tournaments t ON t.id = g.tournament_id WHERE t.name = ? ORDER BY g.id", (name,)
-            ).fetchall()  # fmt: skip
+                "JOIN tournaments t ON t.id = g.tournament_id WHERE t.name = ? ORDER BY g.id",
+                (name,),
+            ).fetchall()
 
     def problems(self) -> list[str]:
         if not self.database.exists():
@@ -96,8 +101,13 @@ class Killed:
                 process = start_arena(*folder.args(name), cwd=folder.path)
                 moment = f"after {delay:.3f} s"
                 if len(self.kills) % 2:  # once it has stored some games
-                    wait_until(lambda: finished_games(folder.database) >= before + games or process.poll() is not None,
-                               timeout=60, step=0.005)  # fmt: skip
+                    wait_until(
+                        lambda before=before, games=games, process=process: (
+                            finished_games(folder.database) >= before + games or process.poll() is not None
+                        ),
+                        timeout=60,
+                        step=0.005,
+                    )
                     delay, moment = 0.0, f"after {games} more games"
                 try:
                     process.wait(timeout=delay)
@@ -108,9 +118,15 @@ class Killed:
                     assert process.returncode == 0, process.stderr
                     break
                 wait_until(lambda: not processes_mentioning(str(folder.path)), timeout=10)
-                self.kills.append({"moment": moment, "stored before": before, "stored after": finished_games(folder.database),
-                                   "survivors": processes_mentioning(str(folder.path)),
-                                   "problems": folder.problems()})  # fmt: skip
+                self.kills.append(
+                    {
+                        "moment": moment,
+                        "stored before": before,
+                        "stored after": finished_games(folder.database),
+                        "survivors": processes_mentioning(str(folder.path)),
+                        "problems": folder.problems(),
+                    }
+                )
         for name in self.names:
             self.final_runs.append(arena(*folder.args(name), cwd=folder.path, timeout=180))
 
@@ -132,7 +148,7 @@ def reference(tmp_path_factory, killed) -> dict[str, list[tuple]]:
     return results
 
 
-def test_the_runs_were_killed_at_least_KILLS_times_at_different_moments(killed):
+def test_the_runs_were_killed_at_least_kills_times_at_different_moments(killed):
     moments = [kill["moment"] for kill in killed.kills]
     assert len(moments) == KILLS
     assert len(set(moments)) == KILLS

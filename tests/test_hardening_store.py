@@ -26,22 +26,34 @@ import pytest
 
 from arena import landlock, store
 from arena.store import integrity_problems, open_store
-from tests.fixtures.harnesskit import (BOTS, FIXTURES, WIDE, arena, finished_games, start_arena, wait_until,
-                                      without_root_warning)
+from tests.fixtures.harnesskit import (
+    BOTS,
+    FIXTURES,
+    WIDE,
+    arena,
+    finished_games,
+    start_arena,
+    wait_until,
+    without_root_warning,
+)
 
 pytestmark = pytest.mark.slow
 
-TOURNAMENT = """\
+TOURNAMENT = (
+    """\
 name: stress
 game: tictactoe
 seed: 5
 time: {move: 1.0}
 workers: 2
 bots:
-""" + "".join(f"  team-{n}: {{path: {'first_legal' if n % 2 else 'seeded_random'}.py}}\n" for n in range(6)) + """\
+"""
+    + "".join(f"  team-{n}: {{path: {'first_legal' if n % 2 else 'seeded_random'}.py}}\n" for n in range(6))
+    + """\
 stages:
   - {games_per_pair: 30}
 """
+)
 TOTAL = 15 * 30
 UNDER = FIXTURES / "arena_under.py"
 
@@ -62,8 +74,14 @@ class Folder:
         """``arena run`` of the tournament, under ``handicap`` (options of arena_under.py) if any."""
         if not handicap:
             return arena(*(args or self.args), cwd=self.path)
-        return subprocess.run([sys.executable, str(UNDER), *handicap, "--", *(args or self.args)], cwd=self.path,
-                              capture_output=True, text=True, timeout=120, env={**os.environ, **WIDE})  # fmt: skip
+        return subprocess.run(
+            [sys.executable, str(UNDER), *handicap, "--", *(args or self.args)],
+            cwd=self.path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, **WIDE},
+        )
 
     def results(self, name: str = "stress") -> list[tuple]:
         """Every game of tournament ``name``: id, seats, status, winner, termination and its moves."""
@@ -72,8 +90,9 @@ class Folder:
                 "SELECT g.id, a.team, b.team, g.status, g.winner, g.termination, g.plies, "
                 "(SELECT group_concat(m.move, ' ') FROM (SELECT move FROM moves WHERE game_id = g.id ORDER BY ply) m) "
                 "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 "
-                "JOIN tournaments t ON t.id = g.tournament_id WHERE t.name = ? ORDER BY g.id", (name,)
-            ).fetchall()  # fmt: skip
+                "JOIN tournaments t ON t.id = g.tournament_id WHERE t.name = ? ORDER BY g.id",
+                (name,),
+            ).fetchall()
 
     def checks(self) -> tuple[str, list[str]]:
         """SQLite's own integrity check, and arena's."""
@@ -88,7 +107,7 @@ class Folder:
             counts = dict(connection.execute("SELECT status, count(*) FROM games GROUP BY status").fetchall())
             counts["moves of pending games"] = connection.execute(
                 "SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.status = 'pending'"
-            ).fetchone()[0]  # fmt: skip
+            ).fetchone()[0]
         return counts
 
 
@@ -123,10 +142,12 @@ def disk_full(tmp_path_factory) -> DiskFull:
 
 def test_a_full_disk_stops_the_run_with_a_clear_error(disk_full):
     assert disk_full.stopped.returncode == 2
-    assert re.fullmatch(rf"error: cannot write to the database {disk_full.folder.database}: (disk I/O error|database or "
-                        r"disk is full) \(is the disk full, or a file-size limit reached\?\); every game stored before "
-                        r"is intact: make room, then run again to continue\n",
-                        without_root_warning(disk_full.stopped.stderr))  # fmt: skip
+    assert re.fullmatch(
+        rf"error: cannot write to the database {disk_full.folder.database}: (disk I/O error|database or "
+        r"disk is full) \(is the disk full, or a file-size limit reached\?\); every game stored before "
+        r"is intact: make room, then run again to continue\n",
+        without_root_warning(disk_full.stopped.stderr),
+    )
 
 
 def test_a_full_disk_stops_the_run_partway_with_every_game_whole_or_pending(disk_full):
@@ -148,14 +169,17 @@ def test_after_a_full_disk_a_run_with_room_finishes_with_the_games_of_an_uninter
 def hold_write_lock(database: Path, seconds: float) -> subprocess.Popen:
     """Another process that takes the database's write lock (waiting for it if need be), says
     ``locked`` and keeps it for ``seconds``."""
-    script = ("import sqlite3, sys, time\n"
-              "c = sqlite3.connect(sys.argv[1], timeout=30, isolation_level=None)\n"
-              "c.execute('BEGIN IMMEDIATE')\n"
-              "print('locked', flush=True)\n"
-              "time.sleep(float(sys.argv[2]))\n"
-              "c.execute('COMMIT')\n")  # fmt: skip
-    holder = subprocess.Popen([sys.executable, "-c", script, str(database), str(seconds)], stdout=subprocess.PIPE,
-                              text=True)  # fmt: skip
+    script = (
+        "import sqlite3, sys, time\n"
+        "c = sqlite3.connect(sys.argv[1], timeout=30, isolation_level=None)\n"
+        "c.execute('BEGIN IMMEDIATE')\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(float(sys.argv[2]))\n"
+        "c.execute('COMMIT')\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(database), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout.readline() == "locked\n"
     return holder
 
@@ -169,7 +193,7 @@ def test_a_run_waits_for_a_write_lock_held_a_few_seconds_then_finishes(tmp_path,
     time.sleep(2.0)
     during = finished_games(folder.database)
     holder.wait(timeout=30)
-    stdout, stderr = process.communicate(timeout=120)
+    _stdout, stderr = process.communicate(timeout=120)
     assert (process.returncode, without_root_warning(stderr)) == (0, "")
     assert during == at_lock < TOTAL  # it waited: nothing was stored while the lock was held
     assert folder.results() == reference
@@ -183,8 +207,14 @@ class LockedOut:
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
         command = [sys.executable, str(UNDER), "--busy-timeout", "1", "--", *folder.args]
-        process = subprocess.Popen(command, cwd=folder.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, env={**os.environ, **WIDE})  # fmt: skip
+        process = subprocess.Popen(
+            command,
+            cwd=folder.path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **WIDE},
+        )
         assert wait_until(lambda: finished_games(folder.database) >= 20, timeout=60)
         holder = hold_write_lock(folder.database, 4.0)
         self.stdout, self.stderr = process.communicate(timeout=60)
@@ -204,7 +234,8 @@ def test_a_lock_held_longer_than_the_wait_stops_the_run_with_a_clear_error(locke
     assert locked_out.returncode == 2
     assert without_root_warning(locked_out.stderr) == (
         f"error: the database {locked_out.folder.database} is locked by another process, and stayed locked for 1 s; "
-        "wait for that process to finish (or stop it), then run again\n")
+        "wait for that process to finish (or stop it), then run again\n"
+    )
 
 
 def test_a_run_locked_out_leaves_every_game_whole_or_pending(locked_out):
@@ -234,9 +265,12 @@ def test_a_database_folder_that_cannot_be_written_is_refused_naming_it(tmp_path)
         closed.chmod(0o555)
         result = folder.run(args=args)
     assert result.returncode == 2
-    assert re.fullmatch(rf"error: cannot write in the database's folder '{closed}' \(to create the lock file "
-                        r"'arena\.sqlite3\.[0-9a-f]+\.lock'\): Permission denied; make it writable, or choose another "
-                        r"path with --db\n", result.stderr)  # fmt: skip
+    assert re.fullmatch(
+        rf"error: cannot write in the database's folder '{closed}' \(to create the lock file "
+        r"'arena\.sqlite3\.[0-9a-f]+\.lock'\): Permission denied; make it writable, or choose another "
+        r"path with --db\n",
+        result.stderr,
+    )
     assert list(closed.iterdir()) == []
 
 
@@ -244,8 +278,10 @@ def test_a_database_path_through_a_file_is_refused_naming_it(tmp_path):
     folder = Folder(tmp_path)
     result = folder.run(args=("run", "t.yaml", "--db", f"sqlite:///{tmp_path / 't.yaml' / 'arena.sqlite3'}", "-q"))
     assert result.returncode == 2
-    assert result.stderr == (f"error: cannot put the database in '{tmp_path / 't.yaml'}': it is a file, not a folder; "
-                             "choose another path with --db\n")  # fmt: skip
+    assert result.stderr == (
+        f"error: cannot put the database in '{tmp_path / 't.yaml'}': it is a file, not a folder; "
+        "choose another path with --db\n"
+    )
 
 
 # ---------------------------------------------------------------- two runs at once
@@ -260,8 +296,11 @@ def test_of_two_runs_of_one_tournament_started_at_once_one_plays_and_one_is_refu
         process.stderr.close()
     assert outcomes[0] == (0, "")
     assert outcomes[1][0] == 2
-    assert re.fullmatch(r"error: tournament 'stress' is already running \(pid \d+\); wait for it to finish or stop "
-                        r"it first\n", outcomes[1][1])  # fmt: skip
+    assert re.fullmatch(
+        r"error: tournament 'stress' is already running \(pid \d+\); wait for it to finish or stop "
+        r"it first\n",
+        outcomes[1][1],
+    )
     assert folder.results() == reference
 
 

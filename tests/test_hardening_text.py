@@ -14,7 +14,7 @@ import pytest
 
 from arena.config import ConfigError, parse_config
 from arena.store import Bot, open_store
-from tests.fixtures.harnesskit import BOTS, COMMANDS, arena, cli, without_root_warning  # noqa: F401
+from tests.fixtures.harnesskit import BOTS, COMMANDS, arena, without_root_warning
 
 TWO_BOTS = "  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
 ESCAPES = "\x1b[2J\x1b]0;title\x07"
@@ -26,8 +26,9 @@ SHOWN = "\\x1b[2J\\x1b]0;title\\x07"
 def test_the_store_writes_any_text_cleaned(tmp_path):
     sessions = open_store(f"sqlite:///{tmp_path / 'a.db'}")
     with sessions.begin() as session:
-        session.add(Bot(name="b\udcff", kind="python", target="t\0", description="\ud800 " + ESCAPES,
-                        games=["g\udcff"]))
+        session.add(
+            Bot(name="b\udcff", kind="python", target="t\0", description="\ud800 " + ESCAPES, games=["g\udcff"])
+        )
     with sessions.begin() as session:
         bot = session.query(Bot).one()
         stored = (bot.name, bot.target, bot.description, bot.games)
@@ -51,8 +52,8 @@ game: tictactoe
 time: {{move: 5.0}}
 workers: 1
 bots:
-  good: {{path: {BOTS / 'first_legal.py'}}}
-  bad: {{command: {sys.executable} {COMMANDS / 'errs_with_bad_text.py'}}}
+  good: {{path: {BOTS / "first_legal.py"}}}
+  bad: {{command: {sys.executable} {COMMANDS / "errs_with_bad_text.py"}}}
 stages:
   - {{games_per_pair: 1}}
 """
@@ -100,56 +101,73 @@ def test_a_forfeit_detail_with_terminal_escapes_is_replayed_escaped(bad_text_run
 # ---------------------------------------------------------------- names in the tournament file
 
 
-@pytest.mark.parametrize(("yaml_name", "shown"), [('"a\\udcff"', "'a\\udcff'"), ('"a\\e[2J"', "'a\\x1b[2J'"),
-                                                  ('"a\\tb"', "'a\\tb'")], ids=["surrogate", "escape", "tab"])
+@pytest.mark.parametrize(
+    ("yaml_name", "shown"),
+    [('"a\\udcff"', "'a\\udcff'"), ('"a\\e[2J"', "'a\\x1b[2J'"), ('"a\\tb"', "'a\\tb'")],
+    ids=["surrogate", "escape", "tab"],
+)
 def test_a_team_name_with_a_surrogate_or_a_control_character_is_refused_naming_it(yaml_name, shown):
     with pytest.raises(ConfigError) as error:
         parse_config(f"name: t\ngame: tictactoe\nbots:\n{TWO_BOTS}teams:\n  {yaml_name}: a\n  y: b\n", "t.yaml")
-    assert str(error.value) == ("t.yaml is not a valid tournament:\n"
-                                f"  teams: team {shown}: a name cannot hold control characters or invalid text (a "
-                                "lone surrogate)")
+    assert str(error.value) == (
+        "t.yaml is not a valid tournament:\n"
+        f"  teams: team {shown}: a name cannot hold control characters or invalid text (a "
+        "lone surrogate)"
+    )
 
 
 def test_a_bot_name_with_a_terminal_escape_is_refused_naming_it():
     with pytest.raises(ConfigError) as error:
-        parse_config('name: t\ngame: tictactoe\nbots:\n  "x\\e]0;title\\a": {module: bots.randombot}\n' + TWO_BOTS,
-                     "t.yaml")
-    assert str(error.value) == ("t.yaml is not a valid tournament:\n  bots: bot 'x\\x1b]0;title\\x07': a name cannot "
-                                "hold control characters or invalid text (a lone surrogate)")
+        parse_config(
+            'name: t\ngame: tictactoe\nbots:\n  "x\\e]0;title\\a": {module: bots.randombot}\n' + TWO_BOTS, "t.yaml"
+        )
+    assert str(error.value) == (
+        "t.yaml is not a valid tournament:\n  bots: bot 'x\\x1b]0;title\\x07': a name cannot "
+        "hold control characters or invalid text (a lone surrogate)"
+    )
 
 
 def test_a_stage_name_with_a_control_character_is_refused_naming_it():
     with pytest.raises(ConfigError) as error:
-        parse_config('name: t\ngame: tictactoe\nbots:\n' + TWO_BOTS + 'stages:\n  - {name: "x\\ry"}\n', "t.yaml")
-    assert str(error.value) == ("t.yaml is not a valid tournament:\n  stages.0.name: 'x\\ry': a name cannot hold "
-                                "control characters or invalid text (a lone surrogate)")
+        parse_config("name: t\ngame: tictactoe\nbots:\n" + TWO_BOTS + 'stages:\n  - {name: "x\\ry"}\n', "t.yaml")
+    assert str(error.value) == (
+        "t.yaml is not a valid tournament:\n  stages.0.name: 'x\\ry': a name cannot hold "
+        "control characters or invalid text (a lone surrogate)"
+    )
 
 
 def test_other_text_of_the_tournament_file_is_cleaned():
-    config = parse_config('name: t\ngame: tictactoe\nbots:\n  a: {module: "bots.x\\udcff", params: {k: "v\\0"}}\n'
-                          '  b: {module: bots.randombot}\n')
+    config = parse_config(
+        'name: t\ngame: tictactoe\nbots:\n  a: {module: "bots.x\\udcff", params: {k: "v\\0"}}\n'
+        "  b: {module: bots.randombot}\n"
+    )
     assert (config.bots["a"].module, config.bots["a"].params) == ("bots.x\ufffd", {"k": "v"})
 
 
 def test_a_name_of_ten_thousand_characters_is_refused():
     with pytest.raises(ConfigError) as error:
-        parse_config(f"name: t\ngame: tictactoe\nbots:\n  ? {'n' * 10_000}\n  : {{module: bots.randombot}}\n"
-                     + TWO_BOTS, "t.yaml")
+        parse_config(
+            f"name: t\ngame: tictactoe\nbots:\n  ? {'n' * 10_000}\n  : {{module: bots.randombot}}\n" + TWO_BOTS,
+            "t.yaml",
+        )
     assert str(error.value).endswith(": a name has at most 100 characters; this one has 10000")
 
 
 def test_an_empty_team_name_is_refused():
     with pytest.raises(ConfigError) as error:
         parse_config(f"name: t\ngame: tictactoe\nbots:\n{TWO_BOTS}teams:\n  '': a\n  ' ': b\n", "t.yaml")
-    assert str(error.value) == ("t.yaml is not a valid tournament:\n  teams: team '': a name cannot be empty\n"
-                                "  teams: team ' ': a name cannot be empty")
+    assert str(error.value) == (
+        "t.yaml is not a valid tournament:\n  teams: team '': a name cannot be empty\n"
+        "  teams: team ' ': a name cannot be empty"
+    )
 
 
 def test_a_tournament_name_ending_in_a_newline_is_refused():
     with pytest.raises(ConfigError) as error:
         parse_config('name: "t\\n"\ngame: tictactoe\nbots:\n' + TWO_BOTS, "t.yaml")
-    assert str(error.value) == ("t.yaml is not a valid tournament:\n"
-                                "  name: use letters, digits, spaces and . _ + - (at most 100)")
+    assert str(error.value) == (
+        "t.yaml is not a valid tournament:\n  name: use letters, digits, spaces and . _ + - (at most 100)"
+    )
 
 
 # ---------------------------------------------------------------- the terminal
@@ -166,8 +184,13 @@ def test_a_docstring_with_a_surrogate_and_escapes_is_stored_and_listed_escaped(c
 
 
 def test_an_error_message_quoting_a_bot_shows_its_escapes_escaped(tmp_path):
-    result = arena("register", str(BOTS / "fails_to_import_with_escapes.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}",
-                   cwd=tmp_path)
+    result = arena(
+        "register",
+        str(BOTS / "fails_to_import_with_escapes.py"),
+        "--db",
+        f"sqlite:///{tmp_path / 'a.db'}",
+        cwd=tmp_path,
+    )
     assert result.returncode == 2
     assert f"RuntimeError: cannot start {SHOWN}" in result.stderr
     assert "\x1b" not in result.stderr
@@ -175,16 +198,21 @@ def test_an_error_message_quoting_a_bot_shows_its_escapes_escaped(tmp_path):
 
 def test_a_command_line_word_with_terminal_escapes_is_refused_shown_escaped(tmp_path):
     result = arena("run", "\x1b]0;title\x07.yaml", cwd=tmp_path)
-    assert (result.returncode, result.stderr) == (2, "error: argument 2 (\\x1b]0;title\\x07.yaml) holds control "
-                                                     "characters; rename the file (or folder) or leave them out\n")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "error: argument 2 (\\x1b]0;title\\x07.yaml) holds control "
+        "characters; rename the file (or folder) or leave them out\n",
+    )
 
 
 @pytest.fixture
 def hostile_names(cli, tmp_path):
     """A finished tournament whose team, bot and stage names were then given terminal escapes by
     hand (as a database written before names were checked could hold them)."""
-    (tmp_path / "t.yaml").write_text(f"name: t\ngame: tictactoe\nbots:\n  a: {{path: {BOTS / 'first_legal.py'}}}\n"
-                                     f"  b: {{path: {BOTS / 'first_legal.py'}}}\nstages:\n  - {{games_per_pair: 1}}\n")
+    (tmp_path / "t.yaml").write_text(
+        f"name: t\ngame: tictactoe\nbots:\n  a: {{path: {BOTS / 'first_legal.py'}}}\n"
+        f"  b: {{path: {BOTS / 'first_legal.py'}}}\nstages:\n  - {{games_per_pair: 1}}\n"
+    )
     assert cli("run", str(tmp_path / "t.yaml"), "-q").exit_code == 0
     with sqlite3.connect(tmp_path / "arena.sqlite3") as connection:
         connection.execute("UPDATE entries SET team = team || ?", (ESCAPES,))

@@ -37,8 +37,12 @@ def command(script: str, *args: str) -> str:
 TEAMS = {
     "hangs-in-move": ("{path: bots/hangs_in_move.py}", HEALTHY, "timeout", late(0.5)),
     "hangs-importing": ("{path: bots/hangs_at_import.py}", HEALTHY, "timeout", late(2.0, 0.0, after=" during startup")),
-    "hangs-in-make-bot": ("{path: bots/hangs_in_make_bot.py}", HEALTHY, "timeout",
-                          late(2.0, 0.0, after=" during startup")),
+    "hangs-in-make-bot": (
+        "{path: bots/hangs_in_make_bot.py}",
+        HEALTHY,
+        "timeout",
+        late(2.0, 0.0, after=" during startup"),
+    ),
     "slow-to-start": ("{path: bots/slow_to_start.py}", HEALTHY, "timeout", late(2.0, 0.0, after=" during startup")),
     "just-late": ("{path: bots/answers_just_late.py}", HEALTHY, "timeout", late(0.5)),
     "raises": ("{path: bots/raises_in_move.py}", HEALTHY, "crash", r"RuntimeError: deliberate failure in move"),
@@ -47,42 +51,85 @@ TEAMS = {
     "segfault": ("{path: bots/segfaults.py}", HEALTHY, "crash", r"killed by SIGSEGV"),
     "signal": ("{path: bots/kills_itself.py}", HEALTHY, "crash", r"killed by SIGTERM"),
     "illegal": ("{path: bots/plays_occupied_cell.py}", HEALTHY, "illegal_move", r"0 is illegal in tictactoe: .*"),
-    "other-game": (command("replies_with.py", '{"type":"move","move":"e6"}'), HEALTHY, "illegal_move",
-                   r"'e6' is not a tictactoe move; .*"),
-    "wrong-type": (command("replies_with.py", '{"type":"ready"}'), HEALTHY, "protocol_error",
-                   r"expected a 'move' reply, got .*"),
+    "other-game": (
+        command("replies_with.py", '{"type":"move","move":"e6"}'),
+        HEALTHY,
+        "illegal_move",
+        r"'e6' is not a tictactoe move; .*",
+    ),
+    "wrong-type": (
+        command("replies_with.py", '{"type":"ready"}'),
+        HEALTHY,
+        "protocol_error",
+        r"expected a 'move' reply, got .*",
+    ),
     "not-json": (command("not_json.py"), HEALTHY, "protocol_error", r"reply is not JSON: 'move 4'"),
     "oversized": (command("oversized_line.py"), HEALTHY, "protocol_error", r"sent a line longer than 65536 bytes"),
     "floods-stdout": (command("floods_stdout.py"), HEALTHY, "protocol_error", r"reply is not JSON: 'flood z+\.\.\.'"),
     "hoards-memory": ("{path: bots/hoards_memory.py}", HEALTHY, "resource_limit", r"MemoryError: .*"),
-    "big-file": ("{path: bots/writes_big_file.py}", HEALTHY, "resource_limit",
-                 r"file size limit exceeded \(SIGXFSZ\)|OSError: \[Errno 27\] File too large"),
-    "leaves-child": ("{path: bots/leaves_child_running.py}", HEALTHY, "resource_limit",
-                     r"left a process running after its answer: pid \d+ \(sleep\)"),
-    "detaches": ("{path: bots/detaches_grandchild.py}", HEALTHY, "resource_limit",
-                 r"left a (process running that it detached from its process group|process running after its "
-                 r"answer): pid \d+ \(python[\w.]*\)"),
-    "threads": ("{path: bots/threads_after_answer.py}", SLOW, "resource_limit",
-                r"used \d+ ms of CPU while not its turn, in 0\.3\d\d s where \d\d ms are allowed "
-                r"\(threads or processes left running after its answer\)"),
-}  # fmt: skip
+    "big-file": (
+        "{path: bots/writes_big_file.py}",
+        HEALTHY,
+        "resource_limit",
+        r"file size limit exceeded \(SIGXFSZ\)|OSError: \[Errno 27\] File too large",
+    ),
+    "leaves-child": (
+        "{path: bots/leaves_child_running.py}",
+        HEALTHY,
+        "resource_limit",
+        r"left a process running after its answer: pid \d+ \(sleep\)",
+    ),
+    "detaches": (
+        "{path: bots/detaches_grandchild.py}",
+        HEALTHY,
+        "resource_limit",
+        r"left a (process running that it detached from its process group|process running after its "
+        r"answer): pid \d+ \(python[\w.]*\)",
+    ),
+    "threads": (
+        "{path: bots/threads_after_answer.py}",
+        SLOW,
+        "resource_limit",
+        r"used \d+ ms of CPU while not its turn, in 0\.3\d\d s where \d\d ms are allowed "
+        r"\(threads or processes left running after its answer\)",
+    ),
+}
 if landlock.abi_version() > 0:
     TEAMS |= {
-        "writes-outside": ("{path: bots/writes_outside.py}", HEALTHY, "crash",
-                           r"PermissionError: \[Errno 13\] Permission denied: '.*/arena-escape-\d+\.txt'"),
-        "reads-other-bot": ("{path: bots/reads_file.py, params: {path: BOTS/first_legal.py}}", HEALTHY, "crash",
-                            r"PermissionError: \[Errno 13\] Permission denied: '.*/bots/first_legal\.py'"),
-        "reads-database": ("{path: bots/reads_file.py, params: {path: DATABASE}}", HEALTHY, "crash",
-                           r"PermissionError: \[Errno 13\] Permission denied: '.*/arena\.sqlite3'"),
+        "writes-outside": (
+            "{path: bots/writes_outside.py}",
+            HEALTHY,
+            "crash",
+            r"PermissionError: \[Errno 13\] Permission denied: '.*/arena-escape-\d+\.txt'",
+        ),
+        "reads-other-bot": (
+            "{path: bots/reads_file.py, params: {path: BOTS/first_legal.py}}",
+            HEALTHY,
+            "crash",
+            r"PermissionError: \[Errno 13\] Permission denied: '.*/bots/first_legal\.py'",
+        ),
+        "reads-database": (
+            "{path: bots/reads_file.py, params: {path: DATABASE}}",
+            HEALTHY,
+            "crash",
+            r"PermissionError: \[Errno 13\] Permission denied: '.*/arena\.sqlite3'",
+        ),
         "connects": ("{path: bots/opens_connection.py}", HEALTHY, "crash", r"PermissionError: \[Errno 13\] .*"),
-    }  # fmt: skip
+    }
 
 
 def tournament_file(folder: Path) -> str:
     """Every misbehaving team first, then its opponent: ``order`` seeding deals team k and
     opponent k into pool k."""
-    lines = ["name: misbehaving", "game: tictactoe", "seed: 7", "time: {move: 0.5, grace: 0.05, startup: 2.0}",
-             "limits: {memory_mb: 200, file_size_mb: 1}", "workers: 2", "bots:"]  # fmt: skip
+    lines = [
+        "name: misbehaving",
+        "game: tictactoe",
+        "seed: 7",
+        "time: {move: 0.5, grace: 0.05, startup: 2.0}",
+        "limits: {memory_mb: 200, file_size_mb: 1}",
+        "workers: 2",
+        "bots:",
+    ]
     for team, (bot, _, _, _) in TEAMS.items():
         bot = bot.replace("BOTS", str(folder / "bots")).replace("DATABASE", str(folder / "arena.sqlite3"))
         lines.append(f"  {team}: {bot}")
@@ -108,7 +155,7 @@ class Played:
             self.games = connection.execute(
                 "SELECT a.team, b.team, g.status, g.winner, g.termination, g.offender, g.detail "
                 "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id"
-            ).fetchall()  # fmt: skip
+            ).fetchall()
             self.status = connection.execute("SELECT status FROM tournaments").fetchone()[0]
         with open_store(f"sqlite:///{self.database}").begin() as session:
             self.problems = integrity_problems(session)
@@ -131,7 +178,7 @@ def test_each_misbehaving_team_forfeits_both_its_games_with_the_detail_stored(pl
     _, _, termination, detail = TEAMS[team]
     games = [g for g in played.games if team in (g[0], g[1])]
     assert len(games) == 2
-    for first, second, _, winner, stored_termination, offender, stored_detail in games:
+    for first, _second, _, winner, stored_termination, offender, stored_detail in games:
         seat = 0 if first == team else 1
         assert (stored_termination, offender, winner) == (termination, seat, 1 - seat), stored_detail
         assert re.fullmatch(detail, stored_detail), stored_detail

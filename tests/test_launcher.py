@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from arena import launcher, worker
+from arena import launcher
 from arena.launcher import LaunchError
 from arena.records import Termination
-from tests.fixtures.harnesskit import forking, job, pool, python_bot, running, wait_until  # noqa: F401
+from tests.fixtures.harnesskit import job, python_bot, running, wait_until
 
 pytestmark = pytest.mark.usefixtures("forking")
 
@@ -98,8 +98,12 @@ with GameWorker() as worker:
 
 
 def test_a_forked_bot_and_the_launcher_die_with_their_worker():
-    parent = subprocess.Popen([sys.executable, "-c", WORKER, python_bot("first_legal").target],
-                              stdout=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    parent = subprocess.Popen(
+        [sys.executable, "-c", WORKER, python_bot("first_legal").target],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         bot, launched = (int(word) for word in parent.stdout.readline().split())
         assert running(bot) and running(launched)

@@ -11,8 +11,17 @@ import sys
 
 import pytest
 
-PROCESS_LAYER = ["arena.process", "arena.launcher", "arena.worker", "arena.runner", "arena.sandbox", "arena.cgroups",
-                 "arena.host", "arena.seccomp", "arena.landlock"]  # fmt: skip
+PROCESS_LAYER = [
+    "arena.process",
+    "arena.launcher",
+    "arena.worker",
+    "arena.runner",
+    "arena.sandbox",
+    "arena.cgroups",
+    "arena.host",
+    "arena.seccomp",
+    "arena.landlock",
+]
 
 
 def imported_by(module: str) -> set[str]:
@@ -34,7 +43,9 @@ def test_planning_a_tournament_does_not_import_the_process_layer(module):
 
 def test_the_games_import_nothing_of_the_harness():
     assert {name for name in imported_by("arena.games") if not name.startswith("arena.games")} <= {
-        "arena", "arena.errors"}  # fmt: skip
+        "arena",
+        "arena.errors",
+    }
 
 
 def test_the_job_imports_only_the_records():

@@ -58,10 +58,12 @@ COMMANDS = [
     ("register a package", ["register", "evilpkg.bot", "--name", "pkg"], None),
     ("register a file", ["register", "evil_file.py"], None),
     ("register a command", ["register", "--command", f"{sys.executable} evil_command.py", "--name", "cmd"], None),
-    ("register a course file", ["register", "team9.py", "--interface", "course2019", "--python", "./fakepython"],
-     None),
-    ("register with an interpreter", ["register", "evil_file.py", "--name", "interp", "--python", "./fakepython"],
-     None),
+    ("register a course file", ["register", "team9.py", "--interface", "course2019", "--python", "./fakepython"], None),
+    (
+        "register with an interpreter",
+        ["register", "evil_file.py", "--name", "interp", "--python", "./fakepython"],
+        None,
+    ),
     ("report", ["report", "outside"], None),
     ("replay", ["replay", "1"], None),
     ("games", ["games"], None),
@@ -87,8 +89,15 @@ class Ran:
         self.results: dict[str, subprocess.CompletedProcess] = {}
         self.marked: dict[str, str] = {}
         for name, args, stdin in COMMANDS:
-            self.results[name] = subprocess.run([shutil.which("arena") or "arena", *args], cwd=folder, env=env,
-                                                input=stdin or "", capture_output=True, text=True, timeout=300)
+            self.results[name] = subprocess.run(
+                [shutil.which("arena") or "arena", *args],
+                cwd=folder,
+                env=env,
+                input=stdin or "",
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             self.marked[name] = self.marker.read_text() if self.marker.exists() else ""
             self.marker.unlink(missing_ok=True)
 
@@ -112,6 +121,6 @@ def test_the_bots_of_every_kind_played_their_games_to_the_end(ran):
         endings = connection.execute(
             "SELECT t.name, g.termination, g.detail FROM games g JOIN tournaments t ON t.id = g.tournament_id "
             "WHERE t.name LIKE 'outside%'"
-        ).fetchall()  # fmt: skip
+        ).fetchall()
     assert len(endings) == 6 + 1
     assert {(name, ending) for name, ending, _ in endings} == {("outside", "normal"), ("outside-course", "normal")}

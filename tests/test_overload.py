@@ -24,7 +24,7 @@ from arena.runner import LocalRunner
 from arena.store import open_store
 from arena.tournament import TournamentError, TournamentRun
 from arena.worker import GameWorker
-from tests.fixtures.harnesskit import job, pool, python_bot  # noqa: F401
+from tests.fixtures.harnesskit import job, python_bot
 
 # ---------------------------------------------------------------- judging one request
 
@@ -45,8 +45,9 @@ def test_a_request_kept_from_the_cpu_for_ten_times_its_limit_is_overloaded():
     cap = OVERLOAD_FACTOR * 0.25 + OVERLOAD_EXTRA
     with pytest.raises(Overloaded) as overload:
         limit.judge(Usage(wall=cap, cpu=0.05, waited=cap - 0.05), cpus=1)
-    assert str(overload.value).startswith(f"the machine was too busy to time it: after {cap:.3f} s it had been "
-                                          "charged only 0.050 s of its 0.250 s")  # fmt: skip
+    assert str(overload.value).startswith(
+        f"the machine was too busy to time it: after {cap:.3f} s it had been charged only 0.050 s of its 0.250 s"
+    )
 
 
 def test_with_on_overload_forfeit_an_overloaded_request_is_a_timeout():
@@ -86,8 +87,9 @@ def test_a_game_whose_bot_never_gets_a_cpu_comes_back_voided_with_the_reason(sta
 
 
 def test_with_on_overload_forfeit_such_a_game_is_a_timeout(starved, pool):
-    record = pool.play(job(python_bot("hangs_in_move", "starved"), python_bot("first_legal"), move=0.05,
-                           on_overload="forfeit"))  # fmt: skip
+    record = pool.play(
+        job(python_bot("hangs_in_move", "starved"), python_bot("first_legal"), move=0.05, on_overload="forfeit")
+    )
     assert (record.termination, record.offender, record.voided) == (Termination.TIMEOUT, 0, None)
     assert record.detail.startswith("the machine was too busy to time it")
 
@@ -143,7 +145,8 @@ def test_a_voided_game_is_stored_as_such_and_played_again(monkeypatch, tmp_path)
     with sqlite3.connect(database) as connection:
         assert connection.execute("SELECT status, replays FROM games WHERE id = 2").fetchone() == ("finished", 1)
         assert connection.execute("SELECT game_id, attempt, reason FROM game_voids").fetchall() == [
-            (2, 1, "simulated overload 1")]  # fmt: skip
+            (2, 1, "simulated overload 1")
+        ]
 
 
 def test_a_game_voided_more_than_max_replays_times_stays_unplayed_and_the_run_says_so(monkeypatch, tmp_path):
@@ -151,11 +154,16 @@ def test_a_game_voided_more_than_max_replays_times_stays_unplayed_and_the_run_sa
     tournament, database = run(tmp_path, replays=1)
     with pytest.raises(TournamentError) as stopped:
         tournament.run(LocalRunner(1, pin=False))
-    assert str(stopped.value).startswith("1 game(s) could not be timed fairly: the machine was so busy that their bots "
-                                         "waited for a CPU most of the time, 2 times each (games 2).")  # fmt: skip
+    assert str(stopped.value).startswith(
+        "1 game(s) could not be timed fairly: the machine was so busy that their bots "
+        "waited for a CPU most of the time, 2 times each (games 2)."
+    )
     with sqlite3.connect(database) as connection:
         assert connection.execute("SELECT id, status, replays FROM games ORDER BY id").fetchall() == [
-            (1, "finished", 0), (2, "pending", 2), (3, "finished", 0)]  # fmt: skip
+            (1, "finished", 0),
+            (2, "pending", 2),
+            (3, "finished", 0),
+        ]
         assert connection.execute("SELECT count(*) FROM game_voids").fetchone() == (2,)
 
 
@@ -174,8 +182,9 @@ def test_games_and_the_report_show_the_replays_and_why(monkeypatch, tmp_path):
     assert [(g["id"], g["replays"]) for g in json.loads(listed.output)] == [(3, 0), (2, 1), (1, 0)]
     table = runner.invoke(cli.app, ["games", "--db", f"sqlite:///{database}"], env={"COLUMNS": "300"})
     assert "replayed 1x (machine too busy)" in table.output
-    report = runner.invoke(cli.app, ["report", "overload", "--db", f"sqlite:///{database}", "--out",
-                                     str(tmp_path / "report")])  # fmt: skip
+    report = runner.invoke(
+        cli.app, ["report", "overload", "--db", f"sqlite:///{database}", "--out", str(tmp_path / "report")]
+    )
     assert report.exit_code == 0, report.output
     assert "simulated overload 1" in (tmp_path / "report" / "games" / "2.html").read_text()
-    assert "Replayed</dt><dd id=\"total-replays\">1 time:" in (tmp_path / "report" / "index.html").read_text()
+    assert 'Replayed</dt><dd id="total-replays">1 time:' in (tmp_path / "report" / "index.html").read_text()

@@ -20,8 +20,9 @@ FIRST_LEGAL = str(Path(__file__).parent / "fixtures" / "bots" / "first_legal.py"
 
 
 def arena(*args: str, stdin: str = "", cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], input=stdin, capture_output=True,
-                          text=True, cwd=cwd, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], input=stdin, capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def stored_games(db: Path) -> list[tuple[Game, list[Move]]]:
@@ -33,8 +34,18 @@ def stored_games(db: Path) -> list[tuple[Game, list[Move]]]:
 def test_a_whole_tictactoe_game_with_bad_input_in_between(tmp_path):
     # the bot plays the first legal cell: x 4, o 0, x 2, o 1, x 6 wins on the diagonal 2-4-6
     script = "banana\n4\n4\n9\nhelp\nmoves\n0\n2\n6\n"
-    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'a.db'}",
-                 "--move-time", "2", stdin=script, cwd=tmp_path)  # fmt: skip
+    done = arena(
+        "play",
+        "tictactoe",
+        "--bot",
+        FIRST_LEGAL,
+        "--db",
+        f"sqlite:///{tmp_path / 'a.db'}",
+        "--move-time",
+        "2",
+        stdin=script,
+        cwd=tmp_path,
+    )
     out = done.stdout
     assert done.returncode == 0, done.stderr
     assert "'banana' is not a tictactoe move" in out and "e.g." in out
@@ -51,8 +62,9 @@ def test_a_whole_tictactoe_game_with_bad_input_in_between(tmp_path):
 
 def test_undo_takes_back_the_pair_and_the_game_goes_on(tmp_path):
     script = "4\nundo\n8\n2\n3\nresign\n"
-    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'b.db'}",
-                 stdin=script, cwd=tmp_path)  # fmt: skip
+    done = arena(
+        "play", "tictactoe", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'b.db'}", stdin=script, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     [(game, moves)] = stored_games(tmp_path / "b.db")
     # after undo the board is empty again: x 8, o 0, x 2, o 1, x 3, o 4, then x resigns
@@ -61,8 +73,18 @@ def test_undo_takes_back_the_pair_and_the_game_goes_on(tmp_path):
 
 
 def test_playing_second_and_quitting_stores_an_unfinished_result(tmp_path):
-    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--as", "o", "--db",
-                 f"sqlite:///{tmp_path / 'c.db'}", stdin="4\nquit\n", cwd=tmp_path)  # fmt: skip
+    done = arena(
+        "play",
+        "tictactoe",
+        "--bot",
+        FIRST_LEGAL,
+        "--as",
+        "o",
+        "--db",
+        f"sqlite:///{tmp_path / 'c.db'}",
+        stdin="4\nquit\n",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "opponent played 0" in done.stdout
     [(game, moves)] = stored_games(tmp_path / "c.db")
@@ -77,8 +99,16 @@ def test_unknown_bot_is_a_clear_error(tmp_path):
 
 
 def test_hint_asks_the_bot_for_the_persons_seat(tmp_path):
-    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'e.db'}",
-                 stdin="4\nhint\nquit\n", cwd=tmp_path)  # fmt: skip
+    done = arena(
+        "play",
+        "tictactoe",
+        "--bot",
+        FIRST_LEGAL,
+        "--db",
+        f"sqlite:///{tmp_path / 'e.db'}",
+        stdin="4\nhint\nquit\n",
+        cwd=tmp_path,
+    )
     assert "hint: 1" in done.stdout  # after x 4, o 0 the first legal cell is 1
 
 
@@ -87,8 +117,15 @@ class Terminal:
 
     def __init__(self, args: list[str], cwd: Path) -> None:
         self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen([sys.executable, "-m", "arena", *args], stdin=slave, stdout=slave,
-                                     stderr=slave, cwd=cwd, close_fds=True, env={**os.environ, "COLUMNS": "120"})  # fmt: skip
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            close_fds=True,
+            env={**os.environ, "COLUMNS": "120"},
+        )
         os.close(slave)
         self.screen = ""
 
@@ -137,17 +174,42 @@ def test_a_few_moves_of_xtreme_on_a_real_terminal(tmp_path):
 
 def test_the_bot_can_be_given_a_bank_with_an_increment_on_the_cpu_clock(tmp_path):
     spends = str(Path(__file__).parent / "fixtures" / "bots" / "spends_time.py")
-    done = arena("play", "tictactoe", "--bot", spends, "--as", "o", "--bank", "5", "--increment", "0.5", "--clock",
-                 "cpu", "--db", f"sqlite:///{tmp_path / 'c.db'}", stdin="quit\n", cwd=tmp_path)  # fmt: skip
+    done = arena(
+        "play",
+        "tictactoe",
+        "--bot",
+        spends,
+        "--as",
+        "o",
+        "--bank",
+        "5",
+        "--increment",
+        "0.5",
+        "--clock",
+        "cpu",
+        "--db",
+        f"sqlite:///{tmp_path / 'c.db'}",
+        stdin="quit\n",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "bank 5 s + 0.5 s a move (cpu clock)" in " ".join(done.stdout.split())
-    [(game, moves)] = stored_games(tmp_path / "c.db")
+    [(game, _moves)] = stored_games(tmp_path / "c.db")
     seen = [json.loads(line.removeprefix("clock ")) for line in game.stderr0.splitlines() if line.startswith("clock ")]
     assert [(s["kind"], s["limit"], s["bank"]) for s in seen] == [("cpu", 5.0, 5.0)]
 
 
 def test_an_increment_without_a_bank_is_refused(tmp_path):
-    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--increment", "1", "--db",
-                 f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path)  # fmt: skip
+    done = arena(
+        "play",
+        "tictactoe",
+        "--bot",
+        FIRST_LEGAL,
+        "--increment",
+        "1",
+        "--db",
+        f"sqlite:///{tmp_path / 'd.db'}",
+        cwd=tmp_path,
+    )
     assert done.returncode == 2
     assert "--increment needs --bank" in done.stderr

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from arena.records import Termination
-from tests.fixtures.harnesskit import bot_stderr, command_bot, job, late, pool, python_bot, running  # noqa: F401
+from tests.fixtures.harnesskit import bot_stderr, command_bot, job, late, python_bot, running
 
 HEALTHY = python_bot("first_legal", "healthy")
 OTHER_HEALTHY = python_bot("seeded_random", "other-healthy")
@@ -141,7 +141,7 @@ def test_a_reply_that_is_not_json_forfeits_by_protocol_error(pool):
 def test_a_move_that_is_not_a_string_forfeits_by_protocol_error(pool):
     record = pool.play(job(command_bot("move_not_a_string.py"), HEALTHY))
     assert forfeit(record) == (Termination.PROTOCOL_ERROR, 0, 1)
-    assert record.detail == "a move reply needs a 'move' string, got '{\"type\": \"move\", \"move\": 4}'"
+    assert record.detail == 'a move reply needs a \'move\' string, got \'{"type": "move", "move": 4}\''
 
 
 def test_a_line_without_end_longer_than_the_limit_forfeits_by_protocol_error(pool):
@@ -201,7 +201,7 @@ def test_after_a_fault_its_process_is_gone_and_the_opponent_plays_on_warm(pool, 
     faulty = FAULTY[kind]
     record = pool.play(job(faulty, HEALTHY, game_id=1))
     assert record.offender == 0
-    assert [running(pid) for pid in pool.pids(faulty.name)][0] is False
+    assert next(running(pid) for pid in pool.pids(faulty.name)) is False
     after = pool.play(job(HEALTHY, OTHER_HEALTHY, game_id=2))
     assert (after.termination, after.offender) == (Termination.NORMAL, None)
     assert len(pool.pids(HEALTHY.name)) == 1  # the opponent's process was kept warm

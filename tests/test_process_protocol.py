@@ -4,6 +4,7 @@ language (examples/node/random_bot.js) plays whole games through it."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -15,7 +16,7 @@ from arena.botspec import BotSpec
 from arena.job import TimeControl
 from arena.process import STDERR_TAIL, BotProcess
 from arena.records import Termination
-from tests.fixtures.harnesskit import NODE_BOT, REPO, job, needs_node, pool, python_bot  # noqa: F401
+from tests.fixtures.harnesskit import NODE_BOT, REPO, job, needs_node, python_bot
 
 DOC = (REPO / "docs" / "protocol.md").read_text()
 NODE = BotSpec("node-random", "command", f"node {NODE_BOT}")
@@ -27,13 +28,19 @@ RANDOM = BotSpec("random", "python", "bots.randombot")
 
 def test_a_move_reply_is_accepted_with_extra_keys():
     assert protocol.parse_reply(b'{"type":"move","move":"4","note":"hi"}', "move") == {
-        "type": "move", "move": "4", "note": "hi"}  # fmt: skip
+        "type": "move",
+        "move": "4",
+        "note": "hi",
+    }
 
 
 def test_an_error_reply_answers_any_request_with_kind_and_message():
     line = b'{"type":"error","kind":"resource_limit","message":"MemoryError: ","traceback":"..."}'
-    assert protocol.parse_reply(line, "ready") == {"type": "error", "kind": "resource_limit",
-                                                   "message": "MemoryError: "}  # fmt: skip
+    assert protocol.parse_reply(line, "ready") == {
+        "type": "error",
+        "kind": "resource_limit",
+        "message": "MemoryError: ",
+    }
 
 
 def test_an_error_message_is_cut_to_2000_characters():
@@ -48,8 +55,11 @@ def test_an_error_message_is_cut_to_2000_characters():
         (b"[1, 2]", "move", "reply is not a JSON object: '[1, 2]'"),
         (b'{"type":"ready"}', "move", "expected a 'move' reply, got '{\"type\":\"ready\"}'"),
         (b'{"move":"4"}', "move", "expected a 'move' reply, got '{\"move\":\"4\"}'"),
-        (b'{"type":"move","move":null}', "move",
-         "a move reply needs a 'move' string, got '{\"type\":\"move\",\"move\":null}'"),
+        (
+            b'{"type":"move","move":null}',
+            "move",
+            'a move reply needs a \'move\' string, got \'{"type":"move","move":null}\'',
+        ),
         (b"\xff\xfe", "ready", "reply is not JSON: '\ufffd\ufffd'"),
     ],
     ids=["a-number", "a-list", "wrong-type", "no-type", "move-null", "not-utf8"],
@@ -106,13 +116,14 @@ def test_the_doc_example_games_are_one_legal_game_seen_from_both_seats():
     from arena.games import get_game
 
     blocks = re.findall(r"```\n(> \{\"type\":\"new_game\".*?)```", DOC, re.S)
-    transcripts = [[(line[0], json.loads(line[2:])) for line in block.splitlines()]
-                   for block in blocks if "\n< " in block]  # fmt: skip
+    transcripts = [
+        [(line[0], json.loads(line[2:])) for line in block.splitlines()] for block in blocks if "\n< " in block
+    ]
     assert [t[0][1]["seat"] for t in transcripts] == [0, 1]
     plies: dict[int, str] = {}  # ply -> move, as both seats must agree on it
     for transcript in transcripts:
         seen = 0
-        for (mark, message), (_, reply) in zip(transcript, transcript[1:]):
+        for (mark, message), (_, reply) in itertools.pairwise(transcript):
             if mark == ">" and message["type"] == "move":
                 for text in message["moves"]:
                     assert plies.setdefault(seen, text) == text
@@ -133,11 +144,14 @@ def test_the_doc_states_the_limits_the_code_has():
     text = " ".join(DOC.split())
     assert f"A reply line may be at most {protocol.MAX_LINE} bytes" in text
     assert f"stores the last {STDERR_TAIL} bytes of each game's output" in text
-    defaults = {line.split("|")[1].strip(): line.split("|")[3].strip() for line in DOC.splitlines()
-                if line.startswith("| `")}  # the time control's table: setting -> default
+    defaults = {
+        line.split("|")[1].strip(): line.split("|")[3].strip() for line in DOC.splitlines() if line.startswith("| `")
+    }  # the time control's table: setting -> default
     assert (defaults["`grace`"], defaults["`startup`"]) == (f"{TimeControl().grace:g}", f"{TimeControl().startup:g}")
-    assert (defaults["`backstop`"], defaults["`max_replays`"]) == (f"{TimeControl().backstop:g}",
-                                                                   f"{TimeControl().max_replays}")  # fmt: skip
+    assert (defaults["`backstop`"], defaults["`max_replays`"]) == (
+        f"{TimeControl().backstop:g}",
+        f"{TimeControl().max_replays}",
+    )
 
 
 # ---------------------------------------------------------------- a bot in JavaScript
@@ -151,9 +165,12 @@ def test_the_node_bot_answers_describe():
         reply = protocol.parse_reply(process.receive(10), "description")
     finally:
         process.close()
-    assert reply == {"type": "description",
-                     "description": "Random legal moves, in JavaScript: tic-tac-toe and ultimate tic-tac-toe.",
-                     "games": ["tictactoe", "uttt"], "parameters": None}  # fmt: skip
+    assert reply == {
+        "type": "description",
+        "description": "Random legal moves, in JavaScript: tic-tac-toe and ultimate tic-tac-toe.",
+        "games": ["tictactoe", "uttt"],
+        "parameters": None,
+    }
 
 
 @needs_node
@@ -183,6 +200,7 @@ def test_the_node_bot_refuses_a_game_it_does_not_play_with_an_error_reply(pool):
 
 def test_a_python_bot_plays_through_the_host_in_every_game(pool):
     for number, game in enumerate(["tictactoe", "uttt", "othello", "xtreme"]):
-        record = pool.play(job(python_bot("seeded_random"), RANDOM, move=2.0, game_id=number,
-                              game={"name": game, "params": {}}))  # fmt: skip
+        record = pool.play(
+            job(python_bot("seeded_random"), RANDOM, move=2.0, game_id=number, game={"name": game, "params": {}})
+        )
         assert (game, record.termination) == (game, Termination.NORMAL)

@@ -23,18 +23,7 @@ from arena import protocol
 from arena.botspec import BotSpec
 from arena.process import BotProcess
 from arena.records import Termination
-from tests.fixtures.harnesskit import (  # noqa: F401
-    SANDBOX_LINE,
-    command_bot,
-    forking,
-    group_running,
-    isolation,
-    job,
-    pool,
-    python_bot,
-    running,
-    wait_until,
-)
+from tests.fixtures.harnesskit import SANDBOX_LINE, command_bot, group_running, job, python_bot, running, wait_until
 
 MIB = 1024 * 1024
 SPECS = {
@@ -82,16 +71,24 @@ def test_a_bot_runs_in_a_process_group_of_its_own(report):
 
 def test_a_bot_works_in_a_fresh_private_folder(report):
     folder = Path(report["cwd"])
-    assert folder.parent == Path(tempfile.gettempdir())
     assert folder.name.startswith("arena-bot-")
+    assert folder.parent.name.startswith("arena-worker-")  # the scratch folder of its worker
+    assert folder.parent.parent == Path(tempfile.gettempdir())
 
 
 def test_a_bot_gets_only_the_documented_environment(report):
     home = report["cwd"]
-    assert report["env"] == {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-                             "HOME": home, "TMPDIR": home, "PYTHONHASHSEED": "0",
-                             "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
-                             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # fmt: skip
+    assert report["env"] == {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": home,
+        "TMPDIR": home,
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
 
 
 def test_a_bot_may_not_dump_core(report):
@@ -137,17 +134,21 @@ from arena import protocol
 from arena.botspec import BotSpec
 from arena.process import BotProcess
 spec = BotSpec("orphan", sys.argv[1], sys.argv[2])
-process = BotProcess(spec.argv(), "orphan")
+process = BotProcess(spec.argv(), "orphan", folder=sys.argv[3])  # its working folder outlives it here
 print(process.pid, flush=True)
 time.sleep(60)
 """
 
 
 @pytest.mark.parametrize("kind", ["python", "command"])
-def test_a_bot_dies_when_the_process_that_started_it_is_killed(kind):
+def test_a_bot_dies_when_the_process_that_started_it_is_killed(kind, tmp_path):
     spec = SPECS[kind]
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, spec.kind, spec.target], stdout=subprocess.PIPE,
-                              text=True, start_new_session=True)  # fmt: skip
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, spec.kind, spec.target, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         bot = int(parent.stdout.readline())
         assert running(bot)
@@ -165,9 +166,12 @@ def test_describe_reports_the_docstring_games_and_parameters():
         reply = protocol.parse_reply(process.receive(20), "description")
     finally:
         process.close()
-    assert reply == {"type": "description",
-                     "description": "Plays the legal move at index `offset` (modulo their number); `offset` must be an int.",
-                     "games": ["tictactoe", "uttt"], "parameters": None}  # fmt: skip
+    assert reply == {
+        "type": "description",
+        "description": "Plays the legal move at index `offset` (modulo their number); `offset` must be an int.",
+        "games": ["tictactoe", "uttt"],
+        "parameters": None,
+    }
 
 
 def test_a_command_bot_that_cannot_be_started_forfeits_by_crash(pool):
@@ -281,10 +285,14 @@ def test_system_v_shared_memory_is_no_channel_between_two_bots_and_goes_with_the
     before = Path("/proc/sysvipc/shm").read_text().splitlines()
     bot = python_bot("shares_sysv_memory")
     record = pool.play(job(bot, python_bot("shares_sysv_memory", "other-team")))
-    enforced = [line for line in record.stderr[0].splitlines() if line.startswith(SANDBOX_LINE)][0]
+    enforced = next(line for line in record.stderr[0].splitlines() if line.startswith(SANDBOX_LINE))
     needs(enforced, "own IPC")
-    seen = [json.loads(line.removeprefix("sysv ")) for tail in record.stderr for line in tail.splitlines()
-            if line.startswith("sysv ")]  # fmt: skip
+    seen = [
+        json.loads(line.removeprefix("sysv "))
+        for tail in record.stderr
+        for line in tail.splitlines()
+        if line.startswith("sysv ")
+    ]
     assert seen == [{"created": True, "errno": 0}, {"found": False, "message": None}]
     assert Path("/proc/sysvipc/shm").read_text().splitlines() == before
 
@@ -292,13 +300,15 @@ def test_system_v_shared_memory_is_no_channel_between_two_bots_and_goes_with_the
 def test_shared_memory_over_the_memory_limit_is_a_resource_limit_or_refused(isolation, pool):
     from arena.cgroups import support
 
-    record = pool.play(job(python_bot("hoards_shared_memory", memory_mb=200, params={"mb": 300}),
-                           python_bot("first_legal"), move=10.0))  # fmt: skip
+    record = pool.play(
+        job(python_bot("hoards_shared_memory", memory_mb=200, params={"mb": 300}), python_bot("first_legal"), move=10.0)
+    )
     assert (record.offender, record.winner) == (0, 1)
     if isolation == "cgroups" and support().memory:  # counted with the rest of its memory
         assert (record.termination, record.detail) == (
-            Termination.RESOURCE_LIMIT, "memory limit of 200 MB exceeded by its processes together (shared memory "
-            "included): killed by the kernel")  # fmt: skip
+            Termination.RESOURCE_LIMIT,
+            "memory limit of 200 MB exceeded by its processes together (shared memory included): killed by the kernel",
+        )
     else:  # nothing would count it: refused
         assert record.termination is Termination.CRASH
         assert record.detail == "PermissionError: [Errno 13] Permission denied"

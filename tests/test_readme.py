@@ -15,6 +15,8 @@ def test_readme_opens_with_the_main_job_and_the_test_command():
     main, tests = readme_commands()
     assert "arena run" in main and "arena report" in main
     assert "pytest" in tests
+    for gate in ("ruff check .", "ruff format --check .", "mypy"):
+        assert f"&& {gate} &&" in tests  # the gates run before the tests, and stop them when they fail
 
 
 def test_ci_runs_exactly_the_readme_test_command():

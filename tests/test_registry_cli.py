@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.registry import RegistrationError
-from tests.fixtures.harnesskit import (  # noqa: F401
-    BOTS, COMMANDS, NODE_BOT, REPO, arena, cli, needs_node, without_root_warning)
+from tests.fixtures.harnesskit import BOTS, COMMANDS, NODE_BOT, REPO, arena, needs_node, without_root_warning
 
 
 def sha256(path: Path) -> str:
@@ -46,11 +45,19 @@ def test_register_reports_the_new_bot_and_the_games_it_plays(cli, shifty):
 
 def test_register_stores_kind_target_parameters_and_code_hash(cli, shifty):
     cli("register", "shifty.py", "--name", "shifty", "--param", "offset=2")
-    assert listed(cli) == [{
-        "name": "shifty", "version": 1, "kind": "python", "target": str(shifty), "params": {"offset": 2},
-        "games": ["tictactoe", "uttt"], "registered": True, "code_hash": sha256(shifty),
-        "description": "Plays the legal move at index `offset` (modulo their number); `offset` must be an int.",
-    }]  # fmt: skip
+    assert listed(cli) == [
+        {
+            "name": "shifty",
+            "version": 1,
+            "kind": "python",
+            "target": str(shifty),
+            "params": {"offset": 2},
+            "games": ["tictactoe", "uttt"],
+            "registered": True,
+            "code_hash": sha256(shifty),
+            "description": "Plays the legal move at index `offset` (modulo their number); `offset` must be an int.",
+        }
+    ]
 
 
 def test_registering_the_same_file_again_changes_nothing(cli, shifty):
@@ -83,8 +90,11 @@ def test_register_a_module_by_its_dotted_name(cli, monkeypatch):
     result = cli("register", "bots.randombot", "--game", "uttt")
     assert result.stdout == f"registered: randombot v1 (python bots.randombot), games: {', '.join(GAMES)}\n"
     (bot,) = listed(cli)
-    assert (bot["kind"], bot["target"], bot["code_hash"]) == ("python", "bots.randombot",
-                                                              sha256(REPO / "bots" / "randombot.py"))  # fmt: skip
+    assert (bot["kind"], bot["target"], bot["code_hash"]) == (
+        "python",
+        "bots.randombot",
+        sha256(REPO / "bots" / "randombot.py"),
+    )
 
 
 def test_register_smoke_tests_each_game_asked_for(cli, shifty):
@@ -95,20 +105,37 @@ def test_register_smoke_tests_each_game_asked_for(cli, shifty):
 # ---------------------------------------------------------------- failures
 
 FAILURES = {
-    "exception-in-move": (["raises_in_move.py"], "smoke game of tictactoe against random: the bot forfeited "
-                          "(crash) after 0 moves: RuntimeError: deliberate failure in move"),
-    "hangs": (["hangs_in_move.py", "--move-time", "0.2"], "smoke game of tictactoe against random: the bot "
-              "forfeited (timeout) after 0 moves: no reply within 0.200 s + 0.100 s grace of wall time ("),
-    "illegal-move": (["plays_occupied_cell.py"], "smoke game of tictactoe against random: the bot forfeited "
-                     "(illegal_move) after 2 moves: "),
-    "import-error": (["fails_to_import.py"], "cannot be loaded: BotLoadError: bot file '{path}' failed to import: "
-                     "ModuleNotFoundError: No module named 'arena_no_such_module_for_tests'"),
-    "not-a-bot": (["no_move_function.py"], "bot '{path}' has neither make_bot(game, seat, rng, **params) nor "
-                  "move(state, clock); define one of them"),
-    "bad-parameter": (["takes_params.py", "--param", "offset=x"], "the bot forfeited (crash) after 0 moves: "
-                      "BotParameterError: offset must be an int, not 'x'"),
-    "wrong-game": (["plays_occupied_cell.py", "--game", "uttt"],
-                   "bot 'plays_occupied_cell' does not play 'uttt'; it plays tictactoe"),
+    "exception-in-move": (
+        ["raises_in_move.py"],
+        "smoke game of tictactoe against random: the bot forfeited "
+        "(crash) after 0 moves: RuntimeError: deliberate failure in move",
+    ),
+    "hangs": (
+        ["hangs_in_move.py", "--move-time", "0.2"],
+        "smoke game of tictactoe against random: the bot "
+        "forfeited (timeout) after 0 moves: no reply within 0.200 s + 0.100 s grace of wall time (",
+    ),
+    "illegal-move": (
+        ["plays_occupied_cell.py"],
+        "smoke game of tictactoe against random: the bot forfeited (illegal_move) after 2 moves: ",
+    ),
+    "import-error": (
+        ["fails_to_import.py"],
+        "cannot be loaded: BotLoadError: bot file '{path}' failed to import: "
+        "ModuleNotFoundError: No module named 'arena_no_such_module_for_tests'",
+    ),
+    "not-a-bot": (
+        ["no_move_function.py"],
+        "bot '{path}' has neither make_bot(game, seat, rng, **params) nor move(state, clock); define one of them",
+    ),
+    "bad-parameter": (
+        ["takes_params.py", "--param", "offset=x"],
+        "the bot forfeited (crash) after 0 moves: BotParameterError: offset must be an int, not 'x'",
+    ),
+    "wrong-game": (
+        ["plays_occupied_cell.py", "--game", "uttt"],
+        "bot 'plays_occupied_cell' does not play 'uttt'; it plays tictactoe",
+    ),
     "unknown-game": (["first_legal.py", "--game", "chess"], "unknown game 'chess'; the games are: tictactoe, uttt"),
     "missing-file": (["no_such_bot.py"], "no bot file 'no_such_bot.py'"),
 }
@@ -125,12 +152,12 @@ def test_a_bot_that_fails_is_not_registered_and_the_message_says_why(cli, monkey
 
 
 def test_a_failed_registration_prints_the_reason_and_exits_2_without_a_traceback(tmp_path):
-    result = arena("register", str(BOTS / "raises_in_move.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}",
-                   cwd=tmp_path)  # fmt: skip
+    result = arena("register", str(BOTS / "raises_in_move.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
     assert result.returncode == 2
     assert without_root_warning(result.stderr).startswith(
         "error: smoke game of tictactoe against random: the bot forfeited (crash) after 0 moves: RuntimeError: "
-        "deliberate failure in move\n")
+        "deliberate failure in move\n"
+    )
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
 
@@ -138,18 +165,20 @@ def test_a_failed_registration_prints_the_reason_and_exits_2_without_a_traceback
 def test_an_error_message_that_looks_like_markup_is_printed_as_it_is(tmp_path):
     # The CLI prints errors through rich markup; text quoted from a bot must be escaped, or
     # "[/x]" raises MarkupError (a traceback) and "[bold]" vanishes.
-    result = arena("register", str(BOTS / "raises_markup_like.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}",
-                   cwd=tmp_path)  # fmt: skip
+    result = arena(
+        "register", str(BOTS / "raises_markup_like.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path
+    )
     assert result.returncode == 2
     assert without_root_warning(result.stderr).startswith(
         "error: smoke game of tictactoe against random: the bot forfeited (crash) after 0 moves: ValueError: bad "
-        "[bold]value[/bold] in [/x]\n")
+        "[bold]value[/bold] in [/x]\n"
+    )
 
 
 def test_register_needs_a_target_or_a_command_but_not_both(cli):
     for args in ([], ["bots.randombot", "--command", "node bot.js"]):
         result = cli("register", *args)
-        assert str(result.exception) == "give either a bot file or module, or --command \"PROGRAM ARGS\""
+        assert str(result.exception) == 'give either a bot file or module, or --command "PROGRAM ARGS"'
 
 
 def test_a_parameter_must_be_written_key_equals_value(cli):
@@ -166,7 +195,12 @@ def test_register_the_node_bot_by_its_command(cli):
     assert result.stdout == f"registered: node-random v1 (command node {NODE_BOT}), games: tictactoe\n"
     (bot,) = listed(cli)
     assert (bot["name"], bot["kind"], bot["target"], bot["params"], bot["registered"]) == (
-        "node-random", "command", f"node {NODE_BOT}", {}, True)  # fmt: skip
+        "node-random",
+        "command",
+        f"node {NODE_BOT}",
+        {},
+        True,
+    )
 
 
 @needs_node
@@ -198,6 +232,8 @@ def test_registering_a_changed_command_script_adds_a_new_version(cli, tmp_path):
 
 def test_a_command_bot_that_breaks_the_protocol_is_not_registered(cli):
     result = cli("register", "--command", f"{sys.executable} {COMMANDS / 'not_json.py'}", "--name", "chatty")
-    assert str(result.exception) == ("smoke game of tictactoe against random: the bot forfeited "
-                                     "(protocol_error) after 0 moves: reply is not JSON: 'move 4'")  # fmt: skip
+    assert str(result.exception) == (
+        "smoke game of tictactoe against random: the bot forfeited "
+        "(protocol_error) after 0 moves: reply is not JSON: 'move 4'"
+    )
     assert listed(cli) == []

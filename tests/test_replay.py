@@ -32,11 +32,21 @@ MATCH = {1: (X_WINS, None), 2: (DRAW, None), 3: (["4", "0"], "crash"), 4: (O_WIN
 def match(tmp_path):
     """Two teams, four games: x wins, a draw, a crash by x after two moves, o wins; (url, sessions)."""
     url = f"sqlite:///{tmp_path / 'match.db'}"
-    config = {"name": "match", "game": "tictactoe", "bots": {t: {"path": FIRST_LEGAL} for t in ("alpha", "beta")},
-              "stages": [{"name": "match", "games_per_pair": 4}]}  # fmt: skip
+    config = {
+        "name": "match",
+        "game": "tictactoe",
+        "bots": {t: {"path": FIRST_LEGAL} for t in ("alpha", "beta")},
+        "stages": [{"name": "match", "games_per_pair": 4}],
+    }
     sessions, tid = create(url, config)
-    play_stage(sessions, tid, 0, lambda row, a, b: scripted(TTT, row.id, MATCH[row.id][0], forfeit=MATCH[row.id][1],
-                                                           times=[1.5] * len(MATCH[row.id][0])))  # fmt: skip
+    play_stage(
+        sessions,
+        tid,
+        0,
+        lambda row, a, b: scripted(
+            TTT, row.id, MATCH[row.id][0], forfeit=MATCH[row.id][1], times=[1.5] * len(MATCH[row.id][0])
+        ),
+    )
     set_status(sessions, tid, "finished")
     return url, sessions
 
@@ -46,7 +56,9 @@ def tamper(sessions, game_id: int, **changes) -> None:
     with sessions.begin() as session:
         for key, value in changes.items():
             if key.startswith("ply_"):
-                session.execute(update(Move).where(Move.game_id == game_id, Move.ply == int(key[4:])).values(move=value))
+                session.execute(
+                    update(Move).where(Move.game_id == game_id, Move.ply == int(key[4:])).values(move=value)
+                )
             elif key == "seat_of_ply_1":
                 session.execute(update(Move).where(Move.game_id == game_id, Move.ply == 1).values(seat=value))
             else:
@@ -97,8 +109,9 @@ def test_a_move_that_is_not_notation_is_caught(match):
 
 
 def test_a_move_by_the_wrong_seat_is_caught():
-    states, problem = replay_record(TTT, [(1, "4")], status="finished", winner=None, points=None,
-                                    termination="normal", offender=None, plies=1)  # fmt: skip
+    states, problem = replay_record(
+        TTT, [(1, "4")], status="finished", winner=None, points=None, termination="normal", offender=None, plies=1
+    )
     assert problem == "ply 1: the record has o playing '4', but it is x's turn"
     assert len(states) == 1
 
@@ -170,7 +183,11 @@ def test_replay_delay_plays_the_game_back_from_the_ply_given(match):
     start = time.monotonic()
     result = runner.invoke(app, ["replay", "1", "--ply", "3", "--delay", "0.05", "--db", url])
     assert result.exit_code == 0, result.output
-    assert [line.split(":")[0] for line in result.output.splitlines() if line.startswith("ply ")] == ["ply 3/5", "ply 4/5", "ply 5/5"]
+    assert [line.split(":")[0] for line in result.output.splitlines() if line.startswith("ply ")] == [
+        "ply 3/5",
+        "ply 4/5",
+        "ply 5/5",
+    ]
     assert time.monotonic() - start >= 0.1
 
 
@@ -188,7 +205,9 @@ def test_replay_of_an_unknown_game_says_how_to_find_games(match):
     url, _ = match
     result = runner.invoke(app, ["replay", "77", "--db", url])
     assert result.exit_code != 0
-    assert "no game 77 in this database (game ids run from 1 to 4); list games with 'arena games'" in str(result.exception)
+    assert "no game 77 in this database (game ids run from 1 to 4); list games with 'arena games'" in str(
+        result.exception
+    )
 
 
 def test_replay_rejects_a_ply_the_game_does_not_have(match):
@@ -210,8 +229,12 @@ def test_replay_json_gives_the_record_and_whether_it_replays(match):
 
 def test_the_command_exits_2_with_the_message_and_no_traceback(match):
     url, _ = match
-    done = subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", "replay", "99", "--db", url],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", "from arena.cli import main; main()", "replay", "99", "--db", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "no game 99 in this database" in done.stderr and "Traceback" not in done.stderr
 
@@ -222,7 +245,9 @@ def test_in_a_terminal_the_keys_step_through_the_game(match):
     pid, fd = pty.fork()
     if pid == 0:  # the child: arena replay on the pseudo-terminal
         os.environ["TERM"] = "xterm"
-        os.execv(sys.executable, [sys.executable, "-c", "from arena.cli import main; main()", "replay", "1", "--db", url])
+        os.execv(
+            sys.executable, [sys.executable, "-c", "from arena.cli import main; main()", "replay", "1", "--db", url]
+        )
     screen = b""
 
     def read_until(text: bytes, timeout: float = 30.0) -> None:

@@ -56,7 +56,14 @@ def embedded(page: Path) -> dict:
 
 def test_every_page_is_written(xtreme_report):
     _, site, found = xtreme_report
-    assert {p.name for p in site.iterdir()} == {"index.html", "crosstable.html", "games.html", "games", "teams", "assets"}
+    assert {p.name for p in site.iterdir()} == {
+        "index.html",
+        "crosstable.html",
+        "games.html",
+        "games",
+        "teams",
+        "assets",
+    }
     assert {p.name for p in (site / "assets").iterdir()} == {"style.css", "report.js", "replay.js"}
     assert sorted(p.name for p in (site / "teams").iterdir()) == sorted(team_file(t) for t in found.teams)
     assert sorted(p.name for p in (site / "games").iterdir()) == sorted(f"{g.id}.html" for g in found.games)
@@ -90,7 +97,7 @@ def test_a_game_page_embeds_each_position_of_its_game_from_the_engine(xtreme_rep
 
 
 def test_game_pages_are_small(xtreme_report):
-    _, site, found = xtreme_report
+    _, site, _found = xtreme_report
     sizes = {p.name: p.stat().st_size for p in (site / "games").iterdir()}
     assert max(sizes.values()) < GAME_PAGE_LIMIT, max(sizes.items(), key=lambda kv: kv[1])
 
@@ -117,7 +124,7 @@ def test_the_index_has_the_podium_leaderboard_stages_totals_and_rating_settings(
 
 
 def test_a_record_that_does_not_replay_is_flagged_everywhere(tmp_path, league_db):
-    url, sessions = league_db
+    _url, sessions = league_db
     with sessions.begin() as session:
         session.execute(update(Move).where(Move.game_id == 1, Move.ply == 3).values(move="3"))
     written = write_report(sessions, None, tmp_path / "site")
@@ -152,7 +159,10 @@ def test_arena_report_of_an_unknown_tournament_says_how_to_list_them(tmp_path, l
     url, _ = league_db
     result = runner.invoke(app, ["report", "nope", "--db", url, "--out", str(tmp_path / "x")])
     assert result.exit_code != 0
-    assert "no tournament 'nope' in this database; the tournaments: league (list them with 'arena tournaments')" == str(result.exception)
+    assert (
+        str(result.exception)
+        == "no tournament 'nope' in this database; the tournaments: league (list them with 'arena tournaments')"
+    )
     assert not (tmp_path / "x").exists()
 
 
@@ -204,13 +214,22 @@ def test_a_report_written_over_an_older_one_leaves_no_stale_pages(tmp_path, leag
     (tmp_path / "site/teams/07-gone.html").write_text("an older report's team")
     write_report(sessions, None, tmp_path / "site")
     assert sorted(p.name for p in (tmp_path / "site/games").iterdir()) == [f"{i}.html" for i in range(1, 7)]
-    assert sorted(p.name for p in (tmp_path / "site/teams").iterdir()) == ["01-a.html", "02-b.html", "03-c.html", "04-d.html"]
+    assert sorted(p.name for p in (tmp_path / "site/teams").iterdir()) == [
+        "01-a.html",
+        "02-b.html",
+        "03-c.html",
+        "04-d.html",
+    ]
 
 
 def test_a_tournament_not_started_yet_still_gets_every_page(tmp_path):
     sessions, _ = create(f"sqlite:///{tmp_path / 'new.db'}", league_config())
     written = write_report(sessions, None, tmp_path / "site")
-    assert (written.pages, written.games, written.note) == (13, 6, "This tournament has not started yet: 0 of 6 games played.")
+    assert (written.pages, written.games, written.note) == (
+        13,
+        6,
+        "This tournament has not started yet: 0 of 6 games played.",
+    )
     team = (tmp_path / "site/teams/01-a.html").read_text()
     assert "No finished games yet, so no rating history." in team and "No moves yet." in team
     assert "Podium" not in (tmp_path / "site/index.html").read_text()

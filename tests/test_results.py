@@ -29,13 +29,25 @@ PACE = {"A": 2.0, "B": 4.0, "C": 6.0, "D": 8.0}
 #: game id -> (first, second, moves, forfeit); the schedule of a 4-team round robin dealt in order:
 #: A beats D; B (o) beats C; C beats A; B beats D, D timing out on its first move; A beats B;
 #: D and C draw
-LEAGUE = {1: ("A", "D", X_WINS, None), 2: ("C", "B", O_WINS, None), 3: ("C", "A", X_WINS, None),
-          4: ("B", "D", ["4"], "timeout"), 5: ("A", "B", X_WINS, None), 6: ("D", "C", DRAW, None)}  # fmt: skip
+LEAGUE = {
+    1: ("A", "D", X_WINS, None),
+    2: ("C", "B", O_WINS, None),
+    3: ("C", "A", X_WINS, None),
+    4: ("B", "D", ["4"], "timeout"),
+    5: ("A", "B", X_WINS, None),
+    6: ("D", "C", DRAW, None),
+}
 
 
 def league_config(name: str = "league", **extra) -> dict:
-    return {"name": name, "game": "tictactoe", "seed": 5, "bots": {t: {"path": FIRST_LEGAL} for t in "ABCD"},
-            "stages": [{"name": "league", "seeding": "order", "games_per_pair": 1}], **extra}  # fmt: skip
+    return {
+        "name": name,
+        "game": "tictactoe",
+        "seed": 5,
+        "bots": {t: {"path": FIRST_LEGAL} for t in "ABCD"},
+        "stages": [{"name": "league", "seeding": "order", "games_per_pair": 1}],
+        **extra,
+    }
 
 
 def play_league(row, first, second):
@@ -73,28 +85,44 @@ def test_leaderboard_records_points_forfeits_and_think_times_are_the_hand_comput
     _, found = league
     lines = {line.team: line for line in found.leaderboard}
     assert [(t, lines[t].games, lines[t].wins, lines[t].draws, lines[t].losses, lines[t].points) for t in "ABCD"] == [
-        ("A", 3, 2, 0, 1, 2.0), ("B", 3, 2, 0, 1, 2.0), ("C", 3, 1, 1, 1, 1.5), ("D", 3, 0, 1, 2, 0.5)]  # fmt: skip
+        ("A", 3, 2, 0, 1, 2.0),
+        ("B", 3, 2, 0, 1, 2.0),
+        ("C", 3, 1, 1, 1, 1.5),
+        ("D", 3, 0, 1, 2, 0.5),
+    ]
     assert {t: lines[t].forfeits for t in "ABCD"} == {"A": {}, "B": {}, "C": {}, "D": {"timeout": 1}}
     assert {t: (lines[t].moves, lines[t].mean_ms, lines[t].max_ms) for t in "ABCD"} == {
-        "A": (8, 2.0, 2.0), "B": (6, 4.0, 4.0), "C": (10, 6.0, 6.0), "D": (7, 78 / 7, 30.0)}  # fmt: skip
+        "A": (8, 2.0, 2.0),
+        "B": (6, 4.0, 4.0),
+        "C": (10, 6.0, 6.0),
+        "D": (7, 78 / 7, 30.0),
+    }
     assert all(line.course_points is None for line in found.leaderboard)  # tictactoe has no points of its own
 
 
 def test_ratings_are_trueskill_replayed_in_schedule_order(league):
     _, found = league
-    expected = expected_ratings(trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.1))
+    expected = expected_ratings(
+        trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.1)
+    )
     for line in found.leaderboard:
         assert (line.mu, line.sigma) == pytest.approx((expected[line.team].mu, expected[line.team].sigma), abs=1e-9)
         assert line.conservative == pytest.approx(expected[line.team].mu - 3 * expected[line.team].sigma, abs=1e-9)
-    assert [line.team for line in found.leaderboard] == sorted("ABCD", key=lambda t: -(expected[t].mu - 3 * expected[t].sigma))
+    assert [line.team for line in found.leaderboard] == sorted(
+        "ABCD", key=lambda t: -(expected[t].mu - 3 * expected[t].sigma)
+    )
     assert [line.rank for line in found.leaderboard] == [1, 2, 3, 4]
 
 
 def test_each_team_keeps_its_rating_after_each_of_its_games(league):
     _, found = league
     assert {t: [game_id for game_id, _, _ in found.ratings[t].after] for t in "ABCD"} == {
-        "A": [1, 3, 5], "B": [2, 4, 5], "C": [2, 3, 6], "D": [1, 4, 6]}  # fmt: skip
-    last_game_id, mu, sigma = found.ratings["A"].after[-1]
+        "A": [1, 3, 5],
+        "B": [2, 4, 5],
+        "C": [2, 3, 6],
+        "D": [1, 4, 6],
+    }
+    _last_game_id, mu, sigma = found.ratings["A"].after[-1]
     assert (mu, sigma) == (found.ratings["A"].mu, found.ratings["A"].sigma)
 
 
@@ -120,19 +148,33 @@ def test_rating_settings_come_from_the_tournament_file_and_say_so(tmp_path):
     with sessions.begin() as session:
         found = load_results(session, find_tournament(session))
     assert [(s.name, s.value, s.source) for s in found.rating_settings] == [
-        ("mu", 25.0, "default"), ("sigma", 25 / 3, "default"), ("beta", 3.0, "tournament file"),
-        ("tau", 25 / 300, "default"), ("draw_probability", 0.25, "tournament file")]  # fmt: skip
-    expected = expected_ratings(trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=3.0, tau=25 / 300, draw_probability=0.25))
+        ("mu", 25.0, "default"),
+        ("sigma", 25 / 3, "default"),
+        ("beta", 3.0, "tournament file"),
+        ("tau", 25 / 300, "default"),
+        ("draw_probability", 0.25, "tournament file"),
+    ]
+    expected = expected_ratings(
+        trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=3.0, tau=25 / 300, draw_probability=0.25)
+    )
     assert found.ratings["D"].mu == pytest.approx(expected["D"].mu, abs=1e-9)
 
 
 def league_of_winners(tmp_path, name: str, teams: str, winners: list[str], games_per_pair: int):
     """A round robin of ``teams`` dealt in order whose game ``i`` (by id) is won by ``winners[i]``."""
-    config = {"name": name, "game": "tictactoe", "bots": {t: {"path": FIRST_LEGAL} for t in teams},
-              "stages": [{"name": "league", "seeding": "order", "games_per_pair": games_per_pair}]}  # fmt: skip
+    config = {
+        "name": name,
+        "game": "tictactoe",
+        "bots": {t: {"path": FIRST_LEGAL} for t in teams},
+        "stages": [{"name": "league", "seeding": "order", "games_per_pair": games_per_pair}],
+    }
     sessions, tid = create(f"sqlite:///{tmp_path / name}.db", config)
-    play_stage(sessions, tid, 0, lambda row, first, second: scripted(
-        TTT, row.id, X_WINS if winners[row.id - 1] == first else O_WINS))  # fmt: skip
+    play_stage(
+        sessions,
+        tid,
+        0,
+        lambda row, first, second: scripted(TTT, row.id, X_WINS if winners[row.id - 1] == first else O_WINS),
+    )
     with sessions.begin() as session:
         return load_results(session, find_tournament(session))
 
@@ -142,7 +184,11 @@ def test_equal_points_and_wins_are_broken_by_the_games_between_the_tied_teams(tm
     found = league_of_winners(tmp_path, "duel", "ABCD", list("DCCDADDBCBAD"), 2)
     (pool,) = found.stages[0].pools
     assert [(s.rank, s.team, s.points, s.wins) for s in pool.lines] == [
-        (1, "D", 5.0, 5), (2, "C", 3.0, 3), (3, "A", 2.0, 2), (4, "B", 2.0, 2)]  # fmt: skip
+        (1, "D", 5.0, 5),
+        (2, "C", 3.0, 3),
+        (3, "A", 2.0, 2),
+        (4, "B", 2.0, 2),
+    ]
     ratings = {line.team: line.conservative for line in found.leaderboard}
     assert ratings["B"] > ratings["A"], "B is rated higher, so only the games between them put A first"
 
@@ -161,13 +207,19 @@ def test_the_crosstable_holds_what_each_team_scored_against_each_opponent(league
     _, found = league
     cells = {pair: (c.points, c.against, c.games, c.wins, c.draws, c.losses) for pair, c in found.crosstable.items()}
     assert cells == {
-        ("A", "D"): (1.0, 0.0, 1, 1, 0, 0), ("D", "A"): (0.0, 1.0, 1, 0, 0, 1),
-        ("C", "B"): (0.0, 1.0, 1, 0, 0, 1), ("B", "C"): (1.0, 0.0, 1, 1, 0, 0),
-        ("C", "A"): (1.0, 0.0, 1, 1, 0, 0), ("A", "C"): (0.0, 1.0, 1, 0, 0, 1),
-        ("B", "D"): (1.0, 0.0, 1, 1, 0, 0), ("D", "B"): (0.0, 1.0, 1, 0, 0, 1),
-        ("A", "B"): (1.0, 0.0, 1, 1, 0, 0), ("B", "A"): (0.0, 1.0, 1, 0, 0, 1),
-        ("D", "C"): (0.5, 0.5, 1, 0, 1, 0), ("C", "D"): (0.5, 0.5, 1, 0, 1, 0),
-    }  # fmt: skip
+        ("A", "D"): (1.0, 0.0, 1, 1, 0, 0),
+        ("D", "A"): (0.0, 1.0, 1, 0, 0, 1),
+        ("C", "B"): (0.0, 1.0, 1, 0, 0, 1),
+        ("B", "C"): (1.0, 0.0, 1, 1, 0, 0),
+        ("C", "A"): (1.0, 0.0, 1, 1, 0, 0),
+        ("A", "C"): (0.0, 1.0, 1, 0, 0, 1),
+        ("B", "D"): (1.0, 0.0, 1, 1, 0, 0),
+        ("D", "B"): (0.0, 1.0, 1, 0, 0, 1),
+        ("A", "B"): (1.0, 0.0, 1, 1, 0, 0),
+        ("B", "A"): (0.0, 1.0, 1, 0, 0, 1),
+        ("D", "C"): (0.5, 0.5, 1, 0, 1, 0),
+        ("C", "D"): (0.5, 0.5, 1, 0, 1, 0),
+    }
     assert found.crosstable["D", "C"].share == 0.5 and found.crosstable["A", "B"].share == 1.0
 
 
@@ -198,8 +250,10 @@ def test_the_podium_is_the_top_three_of_the_final_and_the_advanced_are_the_final
 
 def test_an_interrupted_tournament_is_reported_as_far_as_it_got(tmp_path):
     stages = [{"name": "group", "pools": 2, "games_per_pair": 1, "advance": 1}, {"name": "final"}]
-    sessions, tid = create(f"sqlite:///{tmp_path / 'cut.db'}", {
-        "name": "cut", "game": "tictactoe", "bots": {t: {"path": FIRST_LEGAL} for t in "ABCDEF"}, "stages": stages})  # fmt: skip
+    sessions, tid = create(
+        f"sqlite:///{tmp_path / 'cut.db'}",
+        {"name": "cut", "game": "tictactoe", "bots": {t: {"path": FIRST_LEGAL} for t in "ABCDEF"}, "stages": stages},
+    )
     play_stage(sessions, tid, 0, lambda row, a, b: scripted(TTT, row.id, X_WINS) if row.id <= 4 else None)
     set_status(sessions, tid, "interrupted")
     with sessions.begin() as session:
@@ -208,8 +262,9 @@ def test_an_interrupted_tournament_is_reported_as_far_as_it_got(tmp_path):
     assert [s.status for s in found.stages] == ["in progress", "not started"]
     assert found.stages[1].pools == [] and all(not p.advanced for p in found.stages[0].pools)
     assert not found.complete
-    assert describe_status(found) == ("This tournament was interrupted: reported as far as it got, 4 of 8 games "
-                                      "played; 'arena run' resumes it.")  # fmt: skip
+    assert describe_status(found) == (
+        "This tournament was interrupted: reported as far as it got, 4 of 8 games played; 'arena run' resumes it."
+    )
 
 
 def test_course_points_are_summed_where_the_game_has_them(tmp_path):
@@ -220,8 +275,11 @@ def test_course_points_are_summed_where_the_game_has_them(tmp_path):
         found = load_results(session, find_tournament(session))
         rows = list(session.scalars(select(Game)))
     for line in found.leaderboard:
-        own = [(g.points0 if found.team(line.team).entry_id == g.seat0 else g.points1) for g in rows
-               if found.team(line.team).entry_id in (g.seat0, g.seat1)]  # fmt: skip
+        own = [
+            (g.points0 if found.team(line.team).entry_id == g.seat0 else g.points1)
+            for g in rows
+            if found.team(line.team).entry_id in (g.seat0, g.seat1)
+        ]
         assert line.points == line.course_points == sum(own)
 
 
@@ -229,11 +287,17 @@ def test_an_unknown_tournament_names_the_known_ones_and_how_to_list_them(league)
     sessions, _ = league
     with sessions.begin() as session, pytest.raises(UnknownTournamentError) as error:
         find_tournament(session, "nope")
-    assert str(error.value) == "no tournament 'nope' in this database; the tournaments: league (list them with 'arena tournaments')"
+    assert (
+        str(error.value)
+        == "no tournament 'nope' in this database; the tournaments: league (list them with 'arena tournaments')"
+    )
 
 
 def test_an_empty_database_says_how_to_make_a_tournament(tmp_path):
-    with open_store(f"sqlite:///{tmp_path / 'empty.db'}").begin() as session, pytest.raises(ArenaError, match="arena run FILE"):
+    with (
+        open_store(f"sqlite:///{tmp_path / 'empty.db'}").begin() as session,
+        pytest.raises(ArenaError, match="arena run FILE"),
+    ):
         find_tournament(session)
 
 
@@ -241,8 +305,10 @@ def test_an_unknown_game_id_says_how_to_list_games(league):
     sessions, _ = league
     with sessions.begin() as session, pytest.raises(UnknownGameIdError) as error:
         find_game(session, 99)
-    assert str(error.value) == ("no game 99 in this database (game ids run from 1 to 6); list games with "
-                                "'arena games' or 'arena games --tournament NAME'")  # fmt: skip
+    assert str(error.value) == (
+        "no game 99 in this database (game ids run from 1 to 6); list games with "
+        "'arena games' or 'arena games --tournament NAME'"
+    )
 
 
 def test_a_stored_config_this_machine_cannot_fully_check_is_still_read(league):

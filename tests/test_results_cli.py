@@ -45,10 +45,22 @@ def test_the_json_leaderboard_is_the_results_leaderboard(league_url):
     with open_store(league_url).begin() as session:
         found = load_results(session, find_tournament(session))
     assert data["leaderboard"] == [line.to_dict() for line in found.leaderboard]
-    assert (data["tournament"], data["complete"], data["games_finished"], data["games_expected"]) == ("league", True, 6, 6)
+    assert (data["tournament"], data["complete"], data["games_finished"], data["games_expected"]) == (
+        "league",
+        True,
+        6,
+        6,
+    )
     assert data["rating"] == {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300, "draw_probability": 0.1}
-    assert {row["team"]: (row["wins"], row["draws"], row["losses"], row["points"], row["forfeits"]) for row in data["leaderboard"]} == {
-        "A": (2, 0, 1, 2.0, {}), "B": (2, 0, 1, 2.0, {}), "C": (1, 1, 1, 1.5, {}), "D": (0, 1, 2, 0.5, {"timeout": 1})}  # fmt: skip
+    assert {
+        row["team"]: (row["wins"], row["draws"], row["losses"], row["points"], row["forfeits"])
+        for row in data["leaderboard"]
+    } == {
+        "A": (2, 0, 1, 2.0, {}),
+        "B": (2, 0, 1, 2.0, {}),
+        "C": (1, 1, 1, 1.5, {}),
+        "D": (0, 1, 2, 0.5, {"timeout": 1}),
+    }
 
 
 def test_the_leaderboard_table_shows_each_team_with_its_record(league_url):
@@ -79,7 +91,8 @@ def test_a_stage_shows_each_pool_with_the_course_tie_breaks_and_who_went_on(stag
     assert [p["pool"] for p in data["pools"]] == ["A", "B"]
     for shown, pool in zip(data["pools"], group.pools, strict=True):
         assert [(row["rank"], row["team"], row["points"]) for row in shown["standings"]] == [
-            (s.rank, s.team, s.points) for s in pool.lines]  # fmt: skip
+            (s.rank, s.team, s.points) for s in pool.lines
+        ]
         assert [row["advanced"] for row in shown["standings"]] == [True, True, False, False]
 
 

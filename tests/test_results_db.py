@@ -18,8 +18,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from arena.config import TournamentDef
 from arena.games import Game, get_game
 from arena.records import FORFEITS, GameRecord, MoveRecord, Termination
-from arena.store import Entry, Game as GameRow, Tournament, open_store, save_record
 from arena.stages import advancing, plan_stage
+from arena.store import Entry, Tournament, open_store, save_record
+from arena.store import Game as GameRow
 from arena.tournament import TournamentRun
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,8 +42,10 @@ DETAILS = {
     "protocol_error": "reply is not JSON: 'hello'",
     "resource_limit": "memory limit of 1024 MB exceeded",
 }
-STDERR = {"crash": "Traceback (most recent call last):\n  File \"bot.py\", line 12, in move\n    "
-                   "return 1 / 0\nZeroDivisionError: division by zero\n"}  # fmt: skip
+STDERR = {
+    "crash": 'Traceback (most recent call last):\n  File "bot.py", line 12, in move\n    '
+    "return 1 / 0\nZeroDivisionError: division by zero\n"
+}
 
 
 def create(url: str, config: dict[str, Any]) -> tuple[sessionmaker[Session], int]:
@@ -55,8 +58,15 @@ def create(url: str, config: dict[str, Any]) -> tuple[sessionmaker[Session], int
     return sessions, tournament.id
 
 
-def scripted(game: Game, game_id: int, moves: list[str], *, forfeit: str | None = None,
-             times: list[float] | None = None, stderr: tuple[str, str] = ("", "")) -> GameRecord:  # fmt: skip
+def scripted(
+    game: Game,
+    game_id: int,
+    moves: list[str],
+    *,
+    forfeit: str | None = None,
+    times: list[float] | None = None,
+    stderr: tuple[str, str] = ("", ""),
+) -> GameRecord:
     """The record of ``moves`` played from the start; with ``forfeit`` (a termination), the seat
     to move after them then forfeits. ``times``: each move's wall ms (default 1.0)."""
     state = game.initial_state()
@@ -68,14 +78,23 @@ def scripted(game: Game, game_id: int, moves: list[str], *, forfeit: str | None 
     if forfeit is not None:
         offender = state.to_move
         outcome = state.forfeit_outcome(offender)
-        return GameRecord(game_id, played, outcome.winner, outcome.points, Termination(forfeit), offender,
-                          DETAILS.get(forfeit, forfeit), stderr)  # fmt: skip
+        return GameRecord(
+            game_id,
+            played,
+            outcome.winner,
+            outcome.points,
+            Termination(forfeit),
+            offender,
+            DETAILS.get(forfeit, forfeit),
+            stderr,
+        )
     assert state.outcome is not None, f"the moves {moves} do not finish the game"
     return GameRecord(game_id, played, state.outcome.winner, state.outcome.points, stderr=stderr)
 
 
-def random_game(game: Game, game_id: int, rng: random.Random, *, forfeit: str | None = None,
-                pace: tuple[float, float] = (0.0, 1.0)) -> GameRecord:  # fmt: skip
+def random_game(
+    game: Game, game_id: int, rng: random.Random, *, forfeit: str | None = None, pace: tuple[float, float] = (0.0, 1.0)
+) -> GameRecord:
     """A random legal game; with ``forfeit``, cut at a random ply by that forfeit of the seat to
     move. Wall times are log-normal around ``exp(pace[seat])`` ms."""
     state = game.initial_state()
@@ -89,21 +108,35 @@ def random_game(game: Game, game_id: int, rng: random.Random, *, forfeit: str | 
         state = state.play(move)
     if forfeit and state.is_terminal:  # the game ended before the cut: keep it as played
         forfeit = None
-    return scripted(game, game_id, moves, forfeit=forfeit, times=times,
-                    stderr=(STDERR.get(forfeit or "", ""), "") if forfeit else ("", ""))  # fmt: skip
+    return scripted(
+        game,
+        game_id,
+        moves,
+        forfeit=forfeit,
+        times=times,
+        stderr=(STDERR.get(forfeit or "", ""), "") if forfeit else ("", ""),
+    )
 
 
-def play_stage(sessions: sessionmaker[Session], tournament_id: int, stage: int,
-               play: Callable[[GameRow, str, str], GameRecord | None]) -> None:  # fmt: skip
+def play_stage(
+    sessions: sessionmaker[Session],
+    tournament_id: int,
+    stage: int,
+    play: Callable[[GameRow, str, str], GameRecord | None],
+) -> None:
     """Plan ``stage`` from the standings of the one before if it is not planned yet, then store
     ``play(game row, first team, second team)`` for each of its games (``None`` leaves it pending)."""
     with sessions.begin() as session:
         tournament = session.get(Tournament, tournament_id)
         config = TournamentDef.model_validate(tournament.config)
-        rows = list(session.scalars(select(GameRow).where(GameRow.tournament_id == tournament_id, GameRow.stage == stage)))
+        rows = list(
+            session.scalars(select(GameRow).where(GameRow.tournament_id == tournament_id, GameRow.stage == stage))
+        )
         if not rows:
             plan_stage(session, tournament, config, stage, advancing(session, tournament, config, stage - 1))
-            rows = list(session.scalars(select(GameRow).where(GameRow.tournament_id == tournament_id, GameRow.stage == stage)))
+            rows = list(
+                session.scalars(select(GameRow).where(GameRow.tournament_id == tournament_id, GameRow.stage == stage))
+            )
         teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament_id)).all())
         for row in sorted(rows, key=lambda r: r.id):
             record = play(row, teams[row.seat0], teams[row.seat1])
@@ -114,24 +147,43 @@ def play_stage(sessions: sessionmaker[Session], tournament_id: int, stage: int,
 def set_status(sessions: sessionmaker[Session], tournament_id: int, status: str, run_seconds: float = 0.0) -> None:
     """Mark the tournament ``finished``, ``interrupted`` or ``running``."""
     with sessions.begin() as session:
-        session.execute(update(Tournament).where(Tournament.id == tournament_id).values(
-            status=status, run_seconds=run_seconds, started_at=1_700_000_000.0,
-            finished_at=1_700_000_000.0 + run_seconds if status == "finished" else None))  # fmt: skip
+        session.execute(
+            update(Tournament)
+            .where(Tournament.id == tournament_id)
+            .values(
+                status=status,
+                run_seconds=run_seconds,
+                started_at=1_700_000_000.0,
+                finished_at=1_700_000_000.0 + run_seconds if status == "finished" else None,
+            )
+        )
 
 
-def synthesize(url: str, *, teams: int = 72, game: str = "xtreme", stages: list[dict] | None = None,
-               seed: int = 2019, forfeit_every: int = 25, name: str = "course-synthetic",
-               params: dict | None = None) -> str:  # fmt: skip
+def synthesize(
+    url: str,
+    *,
+    teams: int = 72,
+    game: str = "xtreme",
+    stages: list[dict] | None = None,
+    seed: int = 2019,
+    forfeit_every: int = 25,
+    name: str = "course-synthetic",
+    params: dict | None = None,
+) -> str:
     """A whole tournament of random legal games (the 2019 course format by default: 72 teams,
     about 790 games) of ``game`` with ``params``; one game in ``forfeit_every`` is cut by a
     forfeit, the kinds in turn."""
     params = params or {}
-    config = {"name": name, "game": {"name": game, "params": params} if params else game, "seed": seed,
-              "scoring": "course2019" if game == "xtreme" else "standard",
-              "time": {"move": 0.2},
-              "bots": {module.split(".")[1]: {"module": module} for module in MODULES},
-              "teams": {f"Team {i:02d}": MODULES[i % len(MODULES)].split(".")[1] for i in range(1, teams + 1)},
-              "stages": stages or COURSE_STAGES}  # fmt: skip
+    config = {
+        "name": name,
+        "game": {"name": game, "params": params} if params else game,
+        "seed": seed,
+        "scoring": "course2019" if game == "xtreme" else "standard",
+        "time": {"move": 0.2},
+        "bots": {module.split(".")[1]: {"module": module} for module in MODULES},
+        "teams": {f"Team {i:02d}": MODULES[i % len(MODULES)].split(".")[1] for i in range(1, teams + 1)},
+        "stages": stages or COURSE_STAGES,
+    }
     sessions, tournament_id = create(url, config)
     engine = get_game(game, **params)
     rng = random.Random(seed)
@@ -184,16 +236,28 @@ def test_a_game_recorded_twice_is_stored_once(tmp_path):
     with sessions.begin() as session:
         from arena.store import Bot, Entry, Tournament
 
-        tournament = Tournament(name="t", game={"name": "tictactoe"}, config_text="", config_hash="", config={},
-                                seed=0)  # fmt: skip
+        tournament = Tournament(name="t", game={"name": "tictactoe"}, config_text="", config_hash="", config={}, seed=0)
         bot = Bot(name="b", kind="python", target="bots.randombot")
         session.add_all([tournament, bot])
         session.flush()
-        entries = [Entry(tournament_id=tournament.id, team=team, bot_id=bot.id, number=n) for n, team in enumerate("ab")]
+        entries = [
+            Entry(tournament_id=tournament.id, team=team, bot_id=bot.id, number=n) for n, team in enumerate("ab")
+        ]
         session.add_all(entries)
         session.flush()
-        session.add(Game(id=1, tournament_id=tournament.id, stage=0, pool=0, round=0, number=0, seat0=entries[0].id,
-                         seat1=entries[1].id, seed=1))  # fmt: skip
+        session.add(
+            Game(
+                id=1,
+                tournament_id=tournament.id,
+                stage=0,
+                pool=0,
+                round=0,
+                number=0,
+                seat0=entries[0].id,
+                seat1=entries[1].id,
+                seed=1,
+            )
+        )
     first = GameRecord(1, [MoveRecord(0, "4", 1.0, 1.0)], winner=0, termination=Termination.NORMAL)
     again = GameRecord(1, [MoveRecord(0, "0", 1.0, 1.0)], winner=1, termination=Termination.NORMAL)
     with sessions.begin() as session:

@@ -10,16 +10,16 @@ import os
 import pytest
 
 from arena.cli import ROOT_WARNING
-from tests.fixtures.harnesskit import BOTS, cli  # noqa: F401
+from tests.fixtures.harnesskit import BOTS
 
 TOURNAMENT = f"""\
 name: rooted
 game: tictactoe
 workers: 2
 bots:
-  a: {{path: {BOTS / 'first_legal.py'}}}
-  b: {{path: {BOTS / 'first_legal.py'}}}
-  c: {{path: {BOTS / 'first_legal.py'}}}
+  a: {{path: {BOTS / "first_legal.py"}}}
+  b: {{path: {BOTS / "first_legal.py"}}}
+  c: {{path: {BOTS / "first_legal.py"}}}
 stages:
   - {{name: group, games_per_pair: 2, advance: 2}}
   - {{name: final, games_per_pair: 2}}
@@ -36,9 +36,11 @@ def uid(request, monkeypatch) -> int:
 def commands(tmp_path) -> dict[str, tuple[list[str], str]]:
     """Each command that starts bots: its arguments and its standard input."""
     (tmp_path / "t.yaml").write_text(TOURNAMENT)
-    return {"run": (["run", str(tmp_path / "t.yaml"), "-q"], ""),
-            "register": (["register", str(BOTS / "first_legal.py"), "--name", "firstie"], ""),
-            "play": (["play", "tictactoe", "--bot", str(BOTS / "first_legal.py")], "4\nquit\n")}
+    return {
+        "run": (["run", str(tmp_path / "t.yaml"), "-q"], ""),
+        "register": (["register", str(BOTS / "first_legal.py"), "--name", "firstie"], ""),
+        "play": (["play", "tictactoe", "--bot", str(BOTS / "first_legal.py")], "4\nquit\n"),
+    }
 
 
 @pytest.mark.parametrize("command", ["run", "register", "play"])

@@ -16,9 +16,16 @@ from tests.fixtures.harnesskit import job, python_bot
 CPUS = sorted(os.sched_getaffinity(0))
 
 
-@pytest.mark.parametrize(("allowed", "workers", "pinned"), [
-    ({0, 1}, 2, [0, 1]), ({0, 1}, 1, [0]), ({0, 1}, 3, None), ({5}, 1, None), ({2, 5, 7}, 2, [2, 5]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("allowed", "workers", "pinned"),
+    [
+        ({0, 1}, 2, [0, 1]),
+        ({0, 1}, 1, [0]),
+        ({0, 1}, 3, None),
+        ({5}, 1, None),
+        ({2, 5, 7}, 2, [2, 5]),
+    ],
+)
 def test_each_worker_gets_a_cpu_of_its_own_when_there_are_enough(monkeypatch, allowed, workers, pinned):
     monkeypatch.setattr(runner.os, "sched_getaffinity", lambda pid: allowed)
     assert worker_cpus(workers) == pinned

@@ -18,7 +18,7 @@ import pytest
 
 from arena.job import SeatClock, TimeControl
 from arena.records import Termination
-from tests.fixtures.harnesskit import job, late, pool, python_bot, running  # noqa: F401
+from tests.fixtures.harnesskit import job, late, python_bot, running
 
 FIRST = python_bot("first_legal")
 
@@ -67,7 +67,10 @@ def test_a_bank_runs_out_and_the_move_past_it_is_a_timeout(pool):
     # 0.3 s a move from a 1 s bank: 1.0, 0.7, 0.4 before its first three moves, 0.1 before its fourth
     record = pool.play(job(spends(sleep=0.3), FIRST, move=None, bank=1.0))
     assert (record.termination, record.offender, [m.seat for m in record.moves]) == (
-        Termination.TIMEOUT, 0, [0, 1, 0, 1, 0, 1])  # fmt: skip
+        Termination.TIMEOUT,
+        0,
+        [0, 1, 0, 1, 0, 1],
+    )
     assert re.fullmatch(r"no reply within 0\.(0\d\d|100) s \+ 0\.050 s grace of wall time \(.*\)", record.detail)
     seen = clocks(record.stderr[0])
     assert [s["kind"] for s in seen] == ["wall"] * 4
@@ -98,8 +101,9 @@ def test_on_the_cpu_clock_sleeping_is_free_until_the_backstop(pool):
 def test_on_the_cpu_clock_a_bot_asleep_past_the_backstop_times_out(pool):
     record = pool.play(job(spends(sleep=1.0), FIRST, move=0.2, clock="cpu", backstop=3.0))
     assert (record.termination, record.offender) == (Termination.TIMEOUT, 0)
-    assert record.detail.startswith("no reply within 0.650 s of wall time (the backstop of the cpu clock: 3 x 0.200 s "
-                                    "+ grace; ")  # fmt: skip
+    assert record.detail.startswith(
+        "no reply within 0.650 s of wall time (the backstop of the cpu clock: 3 x 0.200 s + grace; "
+    )
 
 
 def test_on_the_cpu_clock_computing_past_the_limit_is_a_timeout(pool):

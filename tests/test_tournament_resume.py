@@ -30,18 +30,22 @@ from tests.fixtures.harnesskit import (
 pytestmark = pytest.mark.slow
 
 #: six deterministic bots that sleep 50 ms a move: two pools of three, then a final of four
-TOURNAMENT = """\
+TOURNAMENT = (
+    """\
 name: resume
 game: tictactoe
 seed: 11
 time: {move: 1.0}
 workers: 2
 bots:
-""" + "".join(f"  team-{n}: {{path: slow_seeded_random.py}}\n" for n in range(6)) + """\
+"""
+    + "".join(f"  team-{n}: {{path: slow_seeded_random.py}}\n" for n in range(6))
+    + """\
 stages:
   - {name: groups, pools: 2, advance: 2, games_per_pair: 2}
   - {name: final, games_per_pair: 1}
 """
+)
 TOTAL = 18  # 2 pools x 3 pairs x 2 games, then 6 pairs x 1 game
 
 
@@ -72,7 +76,7 @@ class Folder:
                 "SELECT g.id, g.stage, g.pool, a.team, b.team, g.status, g.winner, g.termination, g.plies, "
                 "(SELECT group_concat(m.move, ' ') FROM (SELECT move FROM moves WHERE game_id = g.id ORDER BY ply) m) "
                 "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id"
-            ).fetchall()  # fmt: skip
+            ).fetchall()
         return games
 
     def problems(self) -> list[str]:
@@ -162,11 +166,13 @@ def test_a_worker_killed_in_the_middle_of_a_run_is_replaced_and_its_game_played_
     workers = children(process.pid)
     assert len(workers) == 2
     os.kill(workers[0], signal.SIGKILL)
-    stdout, stderr = process.communicate(timeout=120)
+    _stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 0, stderr
     assert folder.results() == reference
-    assert re.search(r"WARNING worker arena-worker-\d+ died \(exit .*\) during game \d+; playing it again",
-                     (tmp_path / "resume.log").read_text())
+    assert re.search(
+        r"WARNING worker arena-worker-\d+ died \(exit .*\) during game \d+; playing it again",
+        (tmp_path / "resume.log").read_text(),
+    )
 
 
 class Interrupted:
@@ -205,15 +211,18 @@ def interrupted(tmp_path_factory) -> Interrupted:
 
 def test_a_second_run_of_a_running_tournament_is_refused(interrupted):
     assert interrupted.second.returncode == 2
-    assert interrupted.second.stderr == (f"error: tournament 'resume' is already running (pid {interrupted.pid}); "
-                                         "wait for it to finish or stop it first\n")  # fmt: skip
+    assert interrupted.second.stderr == (
+        f"error: tournament 'resume' is already running (pid {interrupted.pid}); "
+        "wait for it to finish or stop it first\n"
+    )
 
 
 def test_ctrl_c_stops_the_run_with_a_message_saying_how_to_resume(interrupted):
     assert interrupted.returncode == 130
     database = interrupted.folder.database
-    assert interrupted.stderr.endswith(f"stopped; run 'arena run t.yaml --db sqlite:///{database}' again to resume "
-                                       "where it stopped\n")  # the same database, not the default one
+    assert interrupted.stderr.endswith(
+        f"stopped; run 'arena run t.yaml --db sqlite:///{database}' again to resume where it stopped\n"
+    )  # the same database, not the default one
     assert "Traceback" not in interrupted.stderr
     assert interrupted.stored < TOTAL
 
@@ -233,8 +242,10 @@ def test_a_run_stopped_with_ctrl_c_resumes_to_the_games_of_an_uninterrupted_run(
 
 # ---------------------------------------------------------------- changes under the same name
 
-TINY = "name: tiny\ngame: tictactoe\nseed: {seed}\ntime: {{move: 1.0}}\nworkers: 1\nbots:\n" \
-       "  first: {{path: first_legal.py}}\n  rand: {{path: seeded_random.py}}\n"  # fmt: skip
+TINY = (
+    "name: tiny\ngame: tictactoe\nseed: {seed}\ntime: {{move: 1.0}}\nworkers: 1\nbots:\n"
+    "  first: {{path: first_legal.py}}\n  rand: {{path: seeded_random.py}}\n"
+)
 
 
 @pytest.fixture
@@ -252,8 +263,10 @@ def test_a_changed_config_under_the_same_name_is_refused_with_how_to_start_a_new
     (tiny / "tiny.yaml").write_text(TINY.format(seed=2))
     result = arena("run", "tiny.yaml", "--db", f"sqlite:///{tiny / 'a.db'}", cwd=tiny)
     assert result.returncode == 2
-    assert result.stderr == ("error: tournament 'tiny' already exists with a different configuration; to start a "
-                             "new one, change its name: in the file, or with 'arena run FILE --name NEW-NAME'\n")  # fmt: skip
+    assert result.stderr == (
+        "error: tournament 'tiny' already exists with a different configuration; to start a "
+        "new one, change its name: in the file, or with 'arena run FILE --name NEW-NAME'\n"
+    )
 
 
 def test_a_changed_config_runs_as_a_new_tournament_under_another_name(tiny):
@@ -262,7 +275,9 @@ def test_a_changed_config_runs_as_a_new_tournament_under_another_name(tiny):
     assert result.returncode == 0, result.stderr
     listed = arena("tournaments", "--json", "--db", f"sqlite:///{tiny / 'a.db'}", cwd=tiny)
     assert [(t["name"], t["status"], t["games_finished"]) for t in json.loads(listed.stdout)] == [
-        ("tiny", "finished", 2), ("tiny-2", "finished", 2)]  # fmt: skip
+        ("tiny", "finished", 2),
+        ("tiny-2", "finished", 2),
+    ]
 
 
 def test_a_config_with_only_comments_and_spacing_changed_resumes(tiny):
@@ -287,6 +302,8 @@ def test_a_bot_whose_code_changed_since_the_tournament_started_is_refused(tiny):
     bot.write_text(bot.read_text() + "\n# tuned\n")
     result = arena("run", "tiny.yaml", "--db", f"sqlite:///{tiny / 'a.db'}", cwd=tiny)
     assert result.returncode == 2
-    assert result.stderr == ("error: the code of bot 'rand' (team 'rand') changed since tournament 'tiny' started, "
-                             "so resuming would mix two versions; restore it, or start a new tournament under "
-                             "another name\n")  # fmt: skip
+    assert result.stderr == (
+        "error: the code of bot 'rand' (team 'rand') changed since tournament 'tiny' started, "
+        "so resuming would mix two versions; restore it, or start a new tournament under "
+        "another name\n"
+    )

@@ -41,13 +41,18 @@ def rows(database: Path, query: str, *args) -> list[sqlite3.Row]:
 
 
 def games_with_teams(database: Path) -> list[sqlite3.Row]:
-    return rows(database, "SELECT g.*, a.team AS first, b.team AS second FROM games g "
-                          "JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id")  # fmt: skip
+    return rows(
+        database,
+        "SELECT g.*, a.team AS first, b.team AS second FROM games g "
+        "JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id",
+    )
 
 
 def snapshot(database: Path) -> tuple:
     """Every stored game and move, for comparing a database before and after."""
-    games = [tuple(r) for r in rows(database, "SELECT id, status, winner, termination, offender, plies, seed FROM games")]
+    games = [
+        tuple(r) for r in rows(database, "SELECT id, status, winner, termination, offender, plies, seed FROM games")
+    ]
     moves = [tuple(r) for r in rows(database, "SELECT game_id, ply, seat, move, wall_ms, cpu_ms FROM moves")]
     return games, moves
 
@@ -99,7 +104,7 @@ def test_every_planned_game_is_stored_finished_once(run):
     games = games_with_teams(run.database)
     assert [g["status"] for g in games] == ["finished"] * 12
     pairs = sorted(tuple(sorted((g["first"], g["second"]))) for g in games)
-    assert pairs == sorted(tuple(sorted(p)) for p in [(a, b) for i, a in enumerate(TEAMS) for b in TEAMS[i + 1:]] * 2)
+    assert pairs == sorted(tuple(sorted(p)) for p in [(a, b) for i, a in enumerate(TEAMS) for b in TEAMS[i + 1 :]] * 2)
 
 
 def test_each_pair_plays_once_from_each_seat(run):
@@ -113,7 +118,11 @@ def test_a_forfeit_is_stored_with_its_termination_offender_winner_and_detail(run
     for game in crashed:
         seat = 0 if game["first"] == "crasher" else 1
         assert (game["termination"], game["offender"], game["winner"], game["detail"]) == (
-            "crash", seat, 1 - seat, "RuntimeError: deliberate failure in move")  # fmt: skip
+            "crash",
+            seat,
+            1 - seat,
+            "RuntimeError: deliberate failure in move",
+        )
 
 
 def test_every_stored_move_has_its_wall_and_cpu_time(run):
@@ -162,17 +171,23 @@ def test_the_resumption_is_logged(run):
 def test_tournaments_json_lists_the_tournament_and_its_counts(run):
     (listed,) = run.cli_json("tournaments")
     assert {k: listed[k] for k in ("name", "game", "status", "teams", "games_finished", "games_planned", "seed")} == {
-        "name": "e2e", "game": "tictactoe", "status": "finished", "teams": 4, "games_finished": 12,
-        "games_planned": 12, "seed": 7}  # fmt: skip
+        "name": "e2e",
+        "game": "tictactoe",
+        "status": "finished",
+        "teams": 4,
+        "games_finished": 12,
+        "games_planned": 12,
+        "seed": 7,
+    }
 
 
 def test_games_json_lists_every_game_newest_first(run):
     listed = run.cli_json("games", "--tournament", "e2e")
     stored = games_with_teams(run.database)
     assert [g["id"] for g in listed] == [g["id"] for g in reversed(stored)]
-    assert {g["id"]: (g["first"], g["second"], g["winner"], g["termination"], g["offender"], g["plies"])
-            for g in listed} == {g["id"]: (g["first"], g["second"], g["winner"], g["termination"],
-                                           g["offender"], g["plies"]) for g in stored}  # fmt: skip
+    assert {
+        g["id"]: (g["first"], g["second"], g["winner"], g["termination"], g["offender"], g["plies"]) for g in listed
+    } == {g["id"]: (g["first"], g["second"], g["winner"], g["termination"], g["offender"], g["plies"]) for g in stored}
 
 
 def test_games_json_filters_by_bot(run):
@@ -192,7 +207,8 @@ def test_bots_json_lists_the_declared_bots_with_their_code_hashes(run):
 
     listed = run.cli_json("bots")
     assert sorted((b["name"], b["version"], b["kind"], b["registered"]) for b in listed) == sorted(
-        (team, 1, "python", False) for team in TEAMS)  # fmt: skip
+        (team, 1, "python", False) for team in TEAMS
+    )
     for bot in listed:
         assert bot["code_hash"] == hashlib.sha256(Path(bot["target"]).read_bytes()).hexdigest()
         assert Path(bot["target"]).parent == run.folder

@@ -19,14 +19,19 @@ RANDOM = BotSpec("random", "python", "bots.randombot")
 
 
 def play(fault: str, rate: float, seed: int, game: str = "uttt"):
-    spec = BotSpec("flaky", "python", "bots.unreliable", json.dumps({"fault": fault, "rate": rate, "strategy": "randombot"}))
+    spec = BotSpec(
+        "flaky", "python", "bots.unreliable", json.dumps({"fault": fault, "rate": rate, "strategy": "randombot"})
+    )
     with GameWorker(fork=False) as worker:
-        return worker.play(GameJob(seed, {"name": game, "params": {}}, (spec, RANDOM), seed, TimeControl(0.1, grace=0.05)))
+        return worker.play(
+            GameJob(seed, {"name": game, "params": {}}, (spec, RANDOM), seed, TimeControl(0.1, grace=0.05))
+        )
 
 
-@pytest.mark.parametrize(("fault", "termination"), [("overrun", Termination.TIMEOUT),
-                                                    ("illegal", Termination.ILLEGAL_MOVE),
-                                                    ("crash", Termination.CRASH)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("fault", "termination"),
+    [("overrun", Termination.TIMEOUT), ("illegal", Termination.ILLEGAL_MOVE), ("crash", Termination.CRASH)],
+)
 def test_each_fault_is_the_forfeit_it_names(fault, termination):
     record = play(fault, 1.0, 3)
     assert (record.termination, record.offender, record.winner) == (termination, 0, 1)

@@ -106,11 +106,11 @@ def test_a_full_small_board_without_a_line_is_drawn_and_closed():
 def test_a_full_named_board_gives_a_free_move():
     state = UTTT.replay(BOARD_7_DRAWN)
     assert state.forced_board is None
-    assert state.legal_moves() == [
-        0, 1, 4, 5, 8, 10, 11, 12, 14, 15, 17, 18, 20, 21, 23, 24, 26, 28, 30, 31, 32, 33, 35,
-        37, 38, 39, 42, 44, 45, 46, 47, 48, 49, 50, 51, 54, 56, 57, 58, 59, 60, 62, 72, 73, 74,
-        76, 77, 78, 80,
-    ]  # fmt: skip
+    empty_cells = (
+        "0 1 4 5 8 10 11 12 14 15 17 18 20 21 23 24 26 28 30 31 32 33 35 37 38 39 "
+        "42 44 45 46 47 48 49 50 51 54 56 57 58 59 60 62 72 73 74 76 77 78 80"
+    )
+    assert state.legal_moves() == [int(cell) for cell in empty_cells.split()]
 
 
 # --- how the game ends ---------------------------------------------------------------------
@@ -159,30 +159,22 @@ def test_without_tiebreak_more_small_boards_is_still_a_draw():
 
 def test_playing_an_occupied_cell_says_so():
     state = UTTT.replay(["4 4", "4 0", "0 4"])
-    assert illegal_message(state, "4 4") == (
-        "uttt move '4 4' is illegal: cell 4 of small board 4 is occupied"
-    )
+    assert illegal_message(state, "4 4") == ("uttt move '4 4' is illegal: cell 4 of small board 4 is occupied")
 
 
 def test_playing_outside_the_named_board_names_the_board_required():
     state = UTTT.replay(["4 4"])
-    assert illegal_message(state, "0 0") == (
-        "uttt move '0 0' is illegal: the move must be played in small board 4"
-    )
+    assert illegal_message(state, "0 0") == ("uttt move '0 0' is illegal: the move must be played in small board 4")
 
 
 def test_playing_in_a_closed_board_says_it_is_closed_and_by_whom():
     state = UTTT.replay(X_WINS_BOARD_0)
-    assert illegal_message(state, "0 3") == (
-        "uttt move '0 3' is illegal: small board 0 is closed (won by x)"
-    )
+    assert illegal_message(state, "0 3") == ("uttt move '0 3' is illegal: small board 0 is closed (won by x)")
 
 
 def test_playing_in_a_drawn_board_says_it_is_drawn():
     state = UTTT.replay(BOARD_7_DRAWN)
-    assert illegal_message(state, "7 0") == (
-        "uttt move '7 0' is illegal: small board 7 is closed (drawn)"
-    )
+    assert illegal_message(state, "7 0") == ("uttt move '7 0' is illegal: small board 7 is closed (drawn)")
 
 
 def test_playing_after_the_game_is_over_says_so():
@@ -199,7 +191,7 @@ def test_a_move_outside_the_board_is_no_such_cell(move):
 
 
 def test_replay_names_the_ply_of_an_illegal_move():
-    with pytest.raises(IllegalMoveError, match="^ply 2: uttt move '0 0' is illegal: the move must"):
+    with pytest.raises(IllegalMoveError, match=r"^ply 2: uttt move '0 0' is illegal: the move must"):
         UTTT.replay(["4 4", "0 0"])
 
 
@@ -208,16 +200,23 @@ def test_replay_names_the_ply_of_an_illegal_move():
 
 @pytest.mark.parametrize(
     ("text", "move"),
-    [("4 4", 40), ("0 0", 0), ("8 8", 80), ("2 7", 25), ("  4   4  ", 40), ("\t8\t0\n", 72),
-     ("4,4", 40), ("4 , 4", 40), (" 3,5 ", 32)],
-)  # fmt: skip
+    [
+        ("4 4", 40),
+        ("0 0", 0),
+        ("8 8", 80),
+        ("2 7", 25),
+        ("  4   4  ", 40),
+        ("\t8\t0\n", 72),
+        ("4,4", 40),
+        ("4 , 4", 40),
+        (" 3,5 ", 32),
+    ],
+)
 def test_notation_is_board_then_cell_with_space_or_comma(text, move):
     assert UTTT.parse_move(text) == move
 
 
-@pytest.mark.parametrize(
-    "text", ["44", "4 9", "9 4", "4,,4", "4 4 4", "4;4", "a b", "-1 4", "4.0 4", "4", "", None]
-)
+@pytest.mark.parametrize("text", ["44", "4 9", "9 4", "4,,4", "4 4 4", "4;4", "a b", "-1 4", "4.0 4", "4", "", None])
 def test_other_text_is_a_syntax_error_naming_the_notation(text):
     with pytest.raises(MoveSyntaxError) as error:
         UTTT.parse_move(text)
@@ -243,21 +242,23 @@ def test_masks_hold_each_seats_cells_per_small_board():
 
 
 def test_render_shows_the_grid_the_small_boards_and_where_to_move():
-    assert UTTT.replay(X_WINS_BOARD_0).render() == "\n".join([
-        " x x x | o . . | o . .",
-        " . o . | . o . | o . .",
-        " . . . | . . . | . . .",
-        "-------+-------+-------",
-        " x . . | o x x | . . .",
-        " . . . | . x . | . . .",
-        " . . . | . . . | . . .",
-        "-------+-------+-------",
-        " . . . | . . . | . . .",
-        " . . . | . . . | . . .",
-        " . . . | . . . | . . .",
-        "small boards: x - - / - - - / - - -",
-        "o to move in any open small board",
-    ])  # fmt: skip
+    assert UTTT.replay(X_WINS_BOARD_0).render() == "\n".join(
+        [
+            " x x x | o . . | o . .",
+            " . o . | . o . | o . .",
+            " . . . | . . . | . . .",
+            "-------+-------+-------",
+            " x . . | o x x | . . .",
+            " . . . | . x . | . . .",
+            " . . . | . . . | . . .",
+            "-------+-------+-------",
+            " . . . | . . . | . . .",
+            " . . . | . . . | . . .",
+            " . . . | . . . | . . .",
+            "small boards: x - - / - - - / - - -",
+            "o to move in any open small board",
+        ]
+    )
 
 
 def test_render_says_where_the_next_move_must_go_and_who_won():

@@ -44,9 +44,17 @@ def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
         return
     table = Table("name", "version", "kind", "target", "params", "games", "description")
     for r in rows:
-        table.add_row(*cells(r["name"], f"v{r['version']}" + ("" if r["registered"] else " (declared)"), r["kind"],
-                             r["target"], json.dumps(r["params"]) if r["params"] else "", ", ".join(r["games"] or []),
-                             r["description"] or ""))  # fmt: skip
+        table.add_row(
+            *cells(
+                r["name"],
+                f"v{r['version']}" + ("" if r["registered"] else " (declared)"),
+                r["kind"],
+                r["target"],
+                json.dumps(r["params"]) if r["params"] else "",
+                ", ".join(r["games"] or []),
+                r["description"] or "",
+            )
+        )
     out().print(table)
 
 
@@ -57,24 +65,38 @@ def register(
     command: Annotated[str | None, typer.Option(help="A bot program in any language speaking the protocol.")] = None,
     param: Annotated[list[str], typer.Option("--param", "-p", help="A parameter, key=value (repeatable).")] = [],  # noqa: B006
     game: Annotated[list[str], typer.Option("--game", "-g", help="A game to smoke-test it on (repeatable).")] = [],  # noqa: B006
-    interface: Annotated[str, typer.Option(help="python (a bot module) or course2019 (a 2019 course file).")] = "python",
+    interface: Annotated[
+        str, typer.Option(help="python (a bot module) or course2019 (a 2019 course file).")
+    ] = "python",
     python: Annotated[str | None, typer.Option(help="The interpreter to run it with (e.g. python2.7).")] = None,
-    move_time: Annotated[float, typer.Option(min=0.01, max=MAX_MOVE_TIME,
-                                             help="Seconds a move in the smoke game.")] = 2.0,
+    move_time: Annotated[
+        float, typer.Option(min=0.01, max=MAX_MOVE_TIME, help="Seconds a move in the smoke game.")
+    ] = 2.0,
     db: Db = DEFAULT_DB,
-) -> None:  # fmt: skip
+) -> None:
     """Register a bot after a smoke game against a random bot."""
     from arena.registry import register_bot
 
     if (target is None) == (command is None):
-        raise ArenaError("give either a bot file or module, or --command \"PROGRAM ARGS\"")
+        raise ArenaError('give either a bot file or module, or --command "PROGRAM ARGS"')
     if interface not in ("python", "course2019"):
         raise ArenaError(f"--interface must be python or course2019, not {interface!r}")
     kind = "command" if command is not None else ("course2019" if interface == "course2019" else "python")
     check_text("the current folder", str(Path.cwd()))  # the folder the bot is declared from, stored with it
-    row, status = register_bot(sessions(db), name=name, kind=kind, target=command or target or "",
-                               params=parse_params(param), games=game, python=python,
-                               move_time=move_time, base=Path.cwd(), starting=warn_if_root)  # fmt: skip
-    out().print(f"{status}: [bold]{escape(printable(row['name']))}[/] v{row['version']} ({escape(row['kind'])} "
-                f"{escape(printable(row['target']))}), games: {escape(printable(', '.join(row['games'])))}",
-                highlight=False)  # fmt: skip
+    row, status = register_bot(
+        sessions(db),
+        name=name,
+        kind=kind,
+        target=command or target or "",
+        params=parse_params(param),
+        games=game,
+        python=python,
+        move_time=move_time,
+        base=Path.cwd(),
+        starting=warn_if_root,
+    )
+    out().print(
+        f"{status}: [bold]{escape(printable(row['name']))}[/] v{row['version']} ({escape(row['kind'])} "
+        f"{escape(printable(row['target']))}), games: {escape(printable(', '.join(row['games'])))}",
+        highlight=False,
+    )

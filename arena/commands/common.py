@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,6 +13,9 @@ from rich.text import Text
 
 from arena.errors import ArenaError
 from arena.text import clean_data, printable
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
 
 Db = Annotated[str, typer.Option("--db", envvar="ARENA_DB", help="Database URL (SQLAlchemy).")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
@@ -22,8 +25,10 @@ MAX_MOVE_TIME = 86_400.0
 #: the width of output that is not a terminal: no line is wrapped (a table keeps its own width)
 PIPED_WIDTH = 10_000
 #: what the commands that run bots say first when they run as root
-ROOT_WARNING = ("warning: arena runs as root, and so do its bots: they can read every file, root's included, in "
-                "the folders they may read (docs/security.md); run arena as an ordinary user")  # fmt: skip
+ROOT_WARNING = (
+    "warning: arena runs as root, and so do its bots: they can read every file, root's included, in "
+    "the folders they may read (docs/security.md); run arena as an ordinary user"
+)
 
 
 def out() -> Console:
@@ -50,7 +55,7 @@ def print_json(data: Any) -> None:
     typer.echo(json.dumps(clean_data(data), indent=2, default=str))
 
 
-def sessions(db: str, read_only: bool = False):
+def sessions(db: str, read_only: bool = False) -> sessionmaker[Session]:
     """The database at ``db``; ``read_only`` for commands that only look (they never create it)."""
     from arena.store import open_store
 
@@ -73,11 +78,14 @@ def check_text(where: str, word: str) -> None:
         word.encode("utf-8")
     except UnicodeEncodeError:
         shown = str(os.fsencode(word))[2:-1]
-        raise ArenaError(f"{where} ({shown}) is not valid UTF-8: arena keeps names and paths as UTF-8 text; "
-                         "rename the file (or folder) or give the word in UTF-8") from None  # fmt: skip
+        raise ArenaError(
+            f"{where} ({shown}) is not valid UTF-8: arena keeps names and paths as UTF-8 text; "
+            "rename the file (or folder) or give the word in UTF-8"
+        ) from None
     if printable(word, lines=True) != word:
-        raise ArenaError(f"{where} ({printable(word, 200)}) holds control characters; rename the file (or "
-                         "folder) or leave them out")  # fmt: skip
+        raise ArenaError(
+            f"{where} ({printable(word, 200)}) holds control characters; rename the file (or folder) or leave them out"
+        )
 
 
 def warn_if_root() -> None:
@@ -104,7 +112,8 @@ def parse_params(items: list[str]) -> dict[str, Any]:
             read = clean_data(value)
         found = not_plain(read)
         if found:
-            raise ArenaError(f"--param {item!r}: a value is text, a number, true/false, null, a list or a mapping; "
-                             f"not {found}")  # fmt: skip
+            raise ArenaError(
+                f"--param {item!r}: a value is text, a number, true/false, null, a list or a mapping; not {found}"
+            )
         params[clean_data(key.strip())] = read
     return params

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlalchemy import select
-
 from rich.markup import escape
+from sqlalchemy import select
 
 from arena.commands.common import DEFAULT_DB, MAX_MOVE_TIME, Db, out, parse_params, sessions, warn_if_root
 from arena.errors import ArenaError
 from arena.text import printable
+
+if TYPE_CHECKING:
+    from arena.config import BotDef
 
 app = typer.Typer()
 
@@ -24,23 +26,30 @@ def play(
     game: Annotated[str, typer.Argument(help="The game: tictactoe, uttt, xtreme or othello.")],
     bot: Annotated[str, typer.Option("--bot", "-b", help="A registered bot, a module (bots.uct) or a .py file.")],
     seat: Annotated[str, typer.Option("--as", help="Your seat: x (first), o (second), first or second.")] = "x",
-    move_time: Annotated[float | None, typer.Option(min=0.01, max=MAX_MOVE_TIME,
-                                                    help="The bot's seconds a move (default 2, none with --bank).")] = None,
-    bank: Annotated[float | None, typer.Option(min=0.01, max=MAX_MOVE_TIME,
-                                               help="The bot's seconds for the game beyond its moves' own (a bank).")] = None,
-    increment: Annotated[float, typer.Option(min=0.0, max=MAX_MOVE_TIME,
-                                             help="Seconds added to the bot's bank after each of its moves.")] = 0.0,
+    move_time: Annotated[
+        float | None,
+        typer.Option(min=0.01, max=MAX_MOVE_TIME, help="The bot's seconds a move (default 2, none with --bank)."),
+    ] = None,
+    bank: Annotated[
+        float | None,
+        typer.Option(
+            min=0.01, max=MAX_MOVE_TIME, help="The bot's seconds for the game beyond its moves' own (a bank)."
+        ),
+    ] = None,
+    increment: Annotated[
+        float, typer.Option(min=0.0, max=MAX_MOVE_TIME, help="Seconds added to the bot's bank after each of its moves.")
+    ] = 0.0,
     clock: Annotated[str, typer.Option(help="How the bot's time is counted: wall or cpu.")] = "wall",
     param: Annotated[list[str], typer.Option("--param", "-p", help="A bot parameter, key=value (repeatable).")] = [],  # noqa: B006
     db: Db = DEFAULT_DB,
 ) -> None:
     """Play a game against a bot; type 'help' at the prompt for the commands."""
-    from arena.games import get_game
-    from arena.job import TimeControl
-    from arena.play import play_against, symbol
-    from arena.store import Bot
     from arena import roster
+    from arena.games import get_game
+    from arena.job import ClockKind, TimeControl
+    from arena.play import play_against, symbol
     from arena.roster import bot_row
+    from arena.store import Bot
 
     chosen = get_game(game)
     try:
@@ -50,27 +59,36 @@ def play(
     params = parse_params(param)
     store = sessions(db)
     with store.begin() as session:
-        row = session.scalars(select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())).first()
+        row = session.scalars(
+            select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())
+        ).first()
         if row is not None and params:
             merged = {**json.loads(row.params), **params}
             row = bot_row(session, row.name, _bot_def(row.kind, row.target, merged, row.python), Path(row.path or "."))
         if row is None:
             if not (bot.endswith(".py") or "." in bot or "/" in bot):
-                known = ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
-                raise ArenaError(f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)")
+                known = (
+                    ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
+                )
+                raise ArenaError(
+                    f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)"
+                )
             row = bot_row(session, bot, _bot_def("python", bot, params), Path.cwd())
         session.expunge(row)
     if clock not in ("wall", "cpu"):
         raise ArenaError(f"--clock {clock!r}: choose wall or cpu")
+    kind: ClockKind = "cpu" if clock == "cpu" else "wall"
     if increment and bank is None:
         raise ArenaError("--increment needs --bank (e.g. --bank 60 --increment 1)")
     if move_time is None and bank is None:
         move_time = 2.0
-    control = TimeControl(move=move_time, bank=bank, increment=increment, clock=clock, grace=0.1, startup=30.0)
+    control = TimeControl(move=move_time, bank=bank, increment=increment, clock=kind, grace=0.1, startup=30.0)
     warn_if_root()
-    out().print(f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
-                  f"[bold]{escape(printable(row.name))}[/], {control.describe()}. Type 'help' for the commands.",
-                  highlight=False)  # fmt: skip
+    out().print(
+        f"You play {symbol(chosen, human_seat)} ({'first' if human_seat == 0 else 'second'}) against "
+        f"[bold]{escape(printable(row.name))}[/], {control.describe()}. Type 'help' for the commands.",
+        highlight=False,
+    )
     record = play_against(store, chosen, row, roster.spec(row, row.name), human_seat, control, sys.stdin, sys.stdout)
     final = chosen.replay([m.move for m in record.moves])
     out().print(final.render(), highlight=False, markup=False)
@@ -78,12 +96,16 @@ def play(
         out().print(f"Game {record.game_id} left unfinished; it is stored ('arena replay {record.game_id}').")
         return
     result = "a draw" if record.winner is None else ("you win" if record.winner == human_seat else f"{row.name} wins")
-    how = "" if record.termination.value == "normal" else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
+    how = (
+        ""
+        if record.termination.value == "normal"
+        else f" ({record.termination.value}{': ' + record.detail if record.detail else ''})"
+    )
     stored = f"Stored as game {record.game_id} ('arena replay {record.game_id}')."
     out().print(printable(f"Game over: {result}{how}. {stored}"), highlight=False, markup=False)
 
 
-def _bot_def(kind: str, target: str, params: dict, python: str | None = None):
+def _bot_def(kind: str, target: str, params: dict[str, Any], python: str | None = None) -> BotDef:
     """The ``BotDef`` of a bot; a bad one (parameters for a command bot) is an ``ArenaError``."""
     from pydantic import ValidationError
 

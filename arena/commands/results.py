@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -13,6 +13,9 @@ from rich.table import Table
 
 from arena.commands.common import DEFAULT_DB, Db, Json, cells, err, out, print_json, sessions
 from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from arena.results import Results, StageTable
 from arena.text import printable
 
 app = typer.Typer()
@@ -33,9 +36,16 @@ def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
         return
     table = Table("name", "game", "status", "teams", "games", "created")
     for r in rows:
-        table.add_row(*cells(r["name"], r["game"], r["status"], r["teams"],
-                             f"{r['games_finished']}/{r['games_planned']}",
-                             time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"]))))  # fmt: skip
+        table.add_row(
+            *cells(
+                r["name"],
+                r["game"],
+                r["status"],
+                r["teams"],
+                f"{r['games_finished']}/{r['games_planned']}",
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])),
+            )
+        )
     out().print(table)
 
 
@@ -64,8 +74,18 @@ def list_games(
             ending += f" ({[r['first'], r['second']][r['offender']]})"
         if r["replays"]:
             ending += f"{', ' if ending else ''}replayed {r['replays']}x (machine too busy)"
-        table.add_row(*cells(r["id"], r["tournament"], f"{r['stage']}/{r['pool']}", r["first"], r["second"], result,
-                             ending, r["plies"] or ""))  # fmt: skip
+        table.add_row(
+            *cells(
+                r["id"],
+                r["tournament"],
+                f"{r['stage']}/{r['pool']}",
+                r["first"],
+                r["second"],
+                result,
+                ending,
+                r["plies"] or "",
+            )
+        )
     out().print(table)
 
 
@@ -86,18 +106,20 @@ def _ms(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
 
-def pick_stage(found, stage: str) -> int:
+def pick_stage(found: Results, stage: str) -> int:
     """The stage called ``stage`` (its name, or its number from 0)."""
     names = [s.name for s in found.stages]
     if stage in names:
         return names.index(stage)
     if stage.isascii() and stage.isdigit() and int(stage) < len(names):
         return int(stage)
-    raise ArenaError(f"tournament {found.tournament.name!r} has no stage {stage!r}; its stages: "
-                     + ", ".join(f"{i} {n}" for i, n in enumerate(names)))  # fmt: skip
+    raise ArenaError(
+        f"tournament {found.tournament.name!r} has no stage {stage!r}; its stages: "
+        + ", ".join(f"{i} {n}" for i, n in enumerate(names))
+    )
 
 
-def pick_pool(stage, pool: str) -> int:
+def pick_pool(stage: StageTable, pool: str) -> int:
     """The pool called ``pool`` in ``stage``: its letter (A, B, ...) or its number from 0."""
     names = [p.name for p in stage.pools]
     if not names:
@@ -106,14 +128,20 @@ def pick_pool(stage, pool: str) -> int:
         return names.index(pool.upper())
     if pool.isascii() and pool.isdigit() and int(pool) < len(names):
         return int(pool)
-    raise ArenaError(f"stage {stage.name!r} has no pool {pool!r}; its pools: {', '.join(names)} (or 0-{len(names) - 1})")
+    raise ArenaError(
+        f"stage {stage.name!r} has no pool {pool!r}; its pools: {', '.join(names)} (or 0-{len(names) - 1})"
+    )
 
 
 @app.command()
 def leaderboard(
     tournament: TournamentName = None,
-    stage: Annotated[str | None, typer.Option("--stage", "-s", help="A stage's pool standings (name or number from 0).")] = None,
-    pool: Annotated[str | None, typer.Option("--pool", "-p", help="Only this pool of the stage (A, B, ... or number from 0).")] = None,
+    stage: Annotated[
+        str | None, typer.Option("--stage", "-s", help="A stage's pool standings (name or number from 0).")
+    ] = None,
+    pool: Annotated[
+        str | None, typer.Option("--pool", "-p", help="Only this pool of the stage (A, B, ... or number from 0).")
+    ] = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
@@ -125,8 +153,14 @@ def leaderboard(
     with sessions(db, read_only=True).begin() as session:
         found = load_results(session, find_tournament(session, tournament))
     t, note = found.tournament, describe_status(found)
-    header = {"tournament": t.name, "game": t.game["name"], "status": t.status, "complete": found.complete,
-              "games_finished": found.totals.finished, "games_expected": found.totals.expected}  # fmt: skip
+    header = {
+        "tournament": t.name,
+        "game": t.game["name"],
+        "status": t.status,
+        "complete": found.complete,
+        "games_finished": found.totals.finished,
+        "games_expected": found.totals.expected,
+    }
     if stage is None:
         _print_leaderboard(found, header, note, as_json)
         return
@@ -134,42 +168,94 @@ def leaderboard(
     chosen = found.stages[number]
     pools = chosen.pools if pool is None else [chosen.pools[pick_pool(chosen, pool)]]
     if as_json:
-        print_json({**header, "stage": chosen.name, "stage_status": chosen.status, "pools": [
-            {"pool": p.name, "standings": [
-                {"rank": s.rank, "team": s.team, "points": s.points, "games": s.games, "wins": s.wins,
-                 "draws": s.draws, "losses": s.losses, "forfeits": dict(s.forfeits),
-                 "rating": round(s.rating, 4), "advanced": s.team in p.advanced} for s in p.lines]}
-            for p in pools]})  # fmt: skip
+        print_json(
+            {
+                **header,
+                "stage": chosen.name,
+                "stage_status": chosen.status,
+                "pools": [
+                    {
+                        "pool": p.name,
+                        "standings": [
+                            {
+                                "rank": s.rank,
+                                "team": s.team,
+                                "points": s.points,
+                                "games": s.games,
+                                "wins": s.wins,
+                                "draws": s.draws,
+                                "losses": s.losses,
+                                "forfeits": dict(s.forfeits),
+                                "rating": round(s.rating, 4),
+                                "advanced": s.team in p.advanced,
+                            }
+                            for s in p.lines
+                        ],
+                    }
+                    for p in pools
+                ],
+            }
+        )
         return
     _title(found, note, f"stage {chosen.name} ({chosen.status})")
     if not pools:
-        out().print(f"Stage {printable(chosen.name)!r} has not started: its pools are drawn when the stage before "
-                      "it ends.", markup=False)  # fmt: skip
+        out().print(
+            f"Stage {printable(chosen.name)!r} has not started: its pools are drawn when the stage before it ends.",
+            markup=False,
+        )
     for p in pools:
-        table = Table("#", "team", "points", "games", "W", "D", "L", "forfeits", "μ−3σ", "",
-                    title=f"pool {p.name}: {p.finished}/{p.planned} games", title_justify="left")  # fmt: skip
+        table = Table(
+            "#",
+            "team",
+            "points",
+            "games",
+            "W",
+            "D",
+            "L",
+            "forfeits",
+            "μ−3σ",
+            "",
+            title=f"pool {p.name}: {p.finished}/{p.planned} games",
+            title_justify="left",
+        )
         for s in p.lines:
-            table.add_row(str(s.rank), escape(printable(s.team)), _number(s.points), str(s.games), str(s.wins),
-                        str(s.draws),
-                        str(s.losses), _forfeits(s.forfeits), f"{s.rating:.2f}",
-                        "[green]advanced[/]" if s.team in p.advanced else "")  # fmt: skip
+            table.add_row(
+                str(s.rank),
+                escape(printable(s.team)),
+                _number(s.points),
+                str(s.games),
+                str(s.wins),
+                str(s.draws),
+                str(s.losses),
+                _forfeits(s.forfeits),
+                f"{s.rating:.2f}",
+                "[green]advanced[/]" if s.team in p.advanced else "",
+            )
         out().print(table)
 
 
-def _title(found, note: str | None, what: str) -> None:
+def _title(found: Results, note: str | None, what: str) -> None:
     t = found.tournament
-    out().print(f"[bold]{escape(printable(t.name))}[/]: {escape(printable(t.game['name']))}, "
-                  f"{escape(printable(what))}; {found.totals.finished}/{found.totals.expected} games, status "
-                  f"{escape(printable(t.status))}", highlight=False)  # fmt: skip
+    out().print(
+        f"[bold]{escape(printable(t.name))}[/]: {escape(printable(t.game['name']))}, "
+        f"{escape(printable(what))}; {found.totals.finished}/{found.totals.expected} games, status "
+        f"{escape(printable(t.status))}",
+        highlight=False,
+    )
     if note:
         out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
 
 
-def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> None:
+def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None, as_json: bool) -> None:
     if as_json:
-        print_json({**header, "note": note,
-                    "rating": {s.name: s.value for s in found.rating_settings},
-                    "leaderboard": [line.to_dict() for line in found.leaderboard]})  # fmt: skip
+        print_json(
+            {
+                **header,
+                "note": note,
+                "rating": {s.name: s.value for s in found.rating_settings},
+                "leaderboard": [line.to_dict() for line in found.leaderboard],
+            }
+        )
         return
     _title(found, note, "leaderboard by TrueSkill μ − 3σ")
     course = found.has_course_points and found.config.scoring != "course2019"
@@ -181,13 +267,23 @@ def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> 
             column.justify = "right"
     for line in found.leaderboard:
         bot = "" if line.bot == line.team else line.bot
-        row = [str(line.rank), escape(printable(line.team)), escape(printable(bot)), f"{line.conservative:.2f}",
-               f"{line.mu:.2f}", f"{line.sigma:.2f}", str(line.games), f"{line.wins}-{line.draws}-{line.losses}",
-               _number(line.points)]  # fmt: skip
+        row = [
+            str(line.rank),
+            escape(printable(line.team)),
+            escape(printable(bot)),
+            f"{line.conservative:.2f}",
+            f"{line.mu:.2f}",
+            f"{line.sigma:.2f}",
+            str(line.games),
+            f"{line.wins}-{line.draws}-{line.losses}",
+            _number(line.points),
+        ]
         row += [_number(line.course_points or 0)] if course else []
         table.add_row(*row, _forfeits(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
     out().print(table)
-    settings = ", ".join(f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings)
+    settings = ", ".join(
+        f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings
+    )
     out().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
 
 
@@ -195,8 +291,10 @@ def _print_leaderboard(found, header: dict, note: str | None, as_json: bool) -> 
 def replay(
     game_id: Annotated[int, typer.Argument(help="The game's id (see 'arena games').", show_default=False)],
     ply: Annotated[int | None, typer.Option("--ply", "-n", help="Jump to this ply (0 = the start).")] = None,
-    delay: Annotated[float | None, typer.Option("--delay", "-d", min=0, max=MAX_DELAY,
-                                                help="Play it back, this many seconds a move.")] = None,
+    delay: Annotated[
+        float | None,
+        typer.Option("--delay", "-d", min=0, max=MAX_DELAY, help="Play it back, this many seconds a move."),
+    ] = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
@@ -215,20 +313,24 @@ def replay(
     elif sys.stdin.isatty() and out().is_terminal:
         interactive(shown, out(), ply or 0, delay)
     else:
-        out().print(f"[bold]game {game_id}[/] of {escape(printable(shown.tournament))}: {shown.game.name}, stage "
-                      f"{escape(printable(shown.stage))}, pool {shown.pool}, round {shown.round + 1}",
-                      highlight=False)  # fmt: skip
+        out().print(
+            f"[bold]game {game_id}[/] of {escape(printable(shown.tournament))}: {shown.game.name}, stage "
+            f"{escape(printable(shown.stage))}, pool {shown.pool}, round {shown.round + 1}",
+            highlight=False,
+        )
         print_replay(shown, lambda text: out().print(text + "\n", highlight=False, markup=False), ply, delay)
     if shown.problem is not None:
         raise ReplayError(f"game {game_id} does not re-play: {shown.problem}")
     if not as_json and shown.status == "finished":
-        out().print(f"[green]re-played through the engine: every move legal, result confirmed[/]")
+        out().print("[green]re-played through the engine: every move legal, result confirmed[/]")
 
 
 @app.command()
 def report(
     tournament: TournamentName = None,
-    into: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write to (default: reports/<tournament>/).")] = None,
+    into: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Folder to write to (default: reports/<tournament>/).")
+    ] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Write the tournament's HTML report: a static site that works offline (open index.html)."""
@@ -241,17 +343,23 @@ def report(
         name = find_tournament(session, tournament).name
     folder = into or Path("reports") / name
     if folder.exists() and not folder.is_dir():
-        raise ArenaError(f"cannot write the report to {str(folder)!r}: it is a file, not a folder; give --out a "
-                         "folder (it is created if need be)")
+        raise ArenaError(
+            f"cannot write the report to {str(folder)!r}: it is a file, not a folder; give --out a "
+            "folder (it is created if need be)"
+        )
     try:
         written = write_report(store, name, folder)
     except OSError as error:
         where = error.filename or folder
-        raise ArenaError(f"cannot write the report to {str(folder)!r}: {error.strerror or error} ({where}); give "
-                         "--out a folder that can be written") from None
+        raise ArenaError(
+            f"cannot write the report to {str(folder)!r}: {error.strerror or error} ({where}); give "
+            "--out a folder that can be written"
+        ) from None
     elapsed = time.monotonic() - start
-    out().print(escape(printable(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open "
-                                   f"{folder / 'index.html'}")), highlight=False)  # fmt: skip
+    out().print(
+        escape(printable(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open {folder / 'index.html'}")),
+        highlight=False,
+    )
     if written.note:
         out().print(f"[yellow]{escape(printable(written.note))}[/]", highlight=False)
     for problem in written.problems[:10]:

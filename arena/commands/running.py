@@ -5,13 +5,20 @@ from __future__ import annotations
 import logging
 import shlex
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from arena.commands.common import DEFAULT_DB, Db, check_text, err, out, sessions, warn_if_root
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as Bar
+    from rich.progress import TaskID
+
+    from arena.tournament import Progress
 
 app = typer.Typer()
 
@@ -20,12 +27,19 @@ app = typer.Typer()
 def run(
     file: Annotated[Path, typer.Argument(help="The tournament file.")] = Path("tournament.yaml"),
     db: Db = DEFAULT_DB,
-    workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: the file's, else the cores).")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Worker processes (default: the file's, else the cores).")
+    ] = None,
     name: Annotated[str | None, typer.Option(help="Run under this name instead of the file's.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
-    pin: Annotated[bool | None, typer.Option("--pin/--no-pin", help="Keep each worker and its bots to a CPU of their own "
-                                                                  "(default: only to CPUs that are idle now).")] = None,
-) -> None:  # fmt: skip
+    pin: Annotated[
+        bool | None,
+        typer.Option(
+            "--pin/--no-pin",
+            help="Keep each worker and its bots to a CPU of their own (default: only to CPUs that are idle now).",
+        ),
+    ] = None,
+) -> None:
     """Run the tournament in FILE, or resume it if it exists already."""
     from pydantic import ValidationError
 
@@ -44,7 +58,7 @@ def run(
     log = logging.getLogger("arena")
     with run_lock(db, config.name) as stale:
         tournament_run = TournamentRun(config, text, sessions(db), file.resolve().parent, workers)
-        tournament, resumed = tournament_run.prepare()
+        _tournament, resumed = tournament_run.prepare()
         warn_if_root()
         path = log_file(db, config.name)
         handler = setup_logging(path)
@@ -59,18 +73,29 @@ def run(
         isolation, control = _isolation(), config.time.control().describe()
         log.info("time: %s; CPUs: %s; bots: %s", control, runner.pinning, isolation)
         if not quiet:
-            out().print(f"{'Resuming' if resumed else 'Running'} [bold]{escape(config.name)}[/]: {config.game.name}, "
-                        f"{len(config.team_bots())} teams, {progress.total} games, {tournament_run.workers} workers "
-                        f"(log: {escape(str(path))})", highlight=False)  # fmt: skip
-            out().print(f"  time: {control}; CPUs: {runner.pinning}\n  bots: {isolation}", highlight=False,
-                        markup=False)  # fmt: skip
+            out().print(
+                f"{'Resuming' if resumed else 'Running'} [bold]{escape(config.name)}[/]: {config.game.name}, "
+                f"{len(config.team_bots())} teams, {progress.total} games, {tournament_run.workers} workers "
+                f"(log: {escape(str(path))})",
+                highlight=False,
+            )
+            out().print(
+                f"  time: {control}; CPUs: {runner.pinning}\n  bots: {isolation}", highlight=False, markup=False
+            )
         start = time.monotonic()
         try:
             with ProgressDisplay(quiet) as update:
                 final = tournament_run.run(runner, on_record=lambda record, p: update(p, start), progress=progress)
         except KeyboardInterrupt:
-            again = shlex.join(["arena", "run", str(file), *(["--name", name] if name else []),
-                                *(["--db", db] if db != DEFAULT_DB else [])])  # fmt: skip
+            again = shlex.join(
+                [
+                    "arena",
+                    "run",
+                    str(file),
+                    *(["--name", name] if name else []),
+                    *(["--db", db] if db != DEFAULT_DB else []),
+                ]
+            )
             err().print(f"stopped; run '{again}' again to resume where it stopped", markup=False)
             raise typer.Exit(130) from None
         finally:
@@ -78,8 +103,12 @@ def run(
         if not quiet:
             elapsed = time.monotonic() - start
             replays = f", {final.replays} replayed for an overloaded machine" if final.replays else ""
-            out().print(f"Finished: {final.done} games, {final.forfeits} forfeits{replays}, {elapsed:.1f} s in this "
-                        f"run. See 'arena leaderboard {config.name}'.", highlight=False, markup=False)  # fmt: skip
+            out().print(
+                f"Finished: {final.done} games, {final.forfeits} forfeits{replays}, {elapsed:.1f} s in this "
+                f"run. See 'arena leaderboard {config.name}'.",
+                highlight=False,
+                markup=False,
+            )
             for reason in final.void_reasons[:5]:
                 out().print(f"  replayed: {reason}", highlight=False, markup=False)
 
@@ -90,7 +119,7 @@ def log_file(db: str, name: str) -> Path:
 
     url = make_url(db)
     beside = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
-    folder = Path(url.database).parent if beside else Path("db")
+    folder = Path(url.database).parent if beside and url.database else Path("db")
     folder.mkdir(parents=True, exist_ok=True)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
     return folder / f"{safe}.log"
@@ -125,22 +154,29 @@ class ProgressDisplay:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
         self.console = out()
-        self.live = None
+        self.live: Bar | None = None
+        self.task: TaskID | None = None
         self.last = 0.0
         self.done_at_start: int | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> Callable[[Progress, float], None]:
         if not self.quiet and self.console.is_terminal:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self.live = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(),
-                                 TextColumn("forfeits {task.fields[forfeits]}"), console=self.console)  # fmt: skip
-            self.live.__enter__()
-            self.task = self.live.add_task("games", total=None, rate="-", forfeits=0)
+            live = self.live = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]} games/s"),
+                TimeRemainingColumn(),
+                TextColumn("forfeits {task.fields[forfeits]}"),
+                console=self.console,
+            )
+            live.__enter__()
+            self.task = live.add_task("games", total=None, rate="-", forfeits=0)
         return self.update
 
-    def update(self, progress, start: float) -> None:
+    def update(self, progress: Progress, start: float) -> None:
         """Show ``progress`` (a ``tournament.Progress``) of a run started at ``start``."""
         if self.quiet:
             return
@@ -148,15 +184,25 @@ class ProgressDisplay:
             self.done_at_start = progress.done - 1
         elapsed = max(time.monotonic() - start, 1e-9)
         rate = (progress.done - self.done_at_start) / elapsed
-        if self.live is not None:
-            self.live.update(self.task, completed=progress.done, total=progress.total,
-                             description=progress.stage, rate=f"{rate:.1f}", forfeits=progress.forfeits)  # fmt: skip
+        if self.live is not None and self.task is not None:
+            self.live.update(
+                self.task,
+                completed=progress.done,
+                total=progress.total,
+                description=progress.stage,
+                rate=f"{rate:.1f}",
+                forfeits=progress.forfeits,
+            )
         elif time.monotonic() - self.last >= 5 or progress.done == progress.total:
             self.last = time.monotonic()
             left = (progress.total - progress.done) / rate if rate > 0 else 0
-            self.console.print(f"[{progress.stage}] {progress.done}/{progress.total} games, {rate:.1f} games/s, "
-                               f"ETA {left:.0f} s, {progress.forfeits} forfeits", highlight=False, markup=False)  # fmt: skip
+            self.console.print(
+                f"[{progress.stage}] {progress.done}/{progress.total} games, {rate:.1f} games/s, "
+                f"ETA {left:.0f} s, {progress.forfeits} forfeits",
+                highlight=False,
+                markup=False,
+            )
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         if self.live is not None:
             self.live.__exit__(*exc)

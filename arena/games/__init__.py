@@ -21,8 +21,8 @@ from arena.games.base import (
 
 __all__ = [
     "DRAW",
-    "RESULTS",
     "GAMES",
+    "RESULTS",
     "WIN",
     "Game",
     "GameParameterError",
@@ -51,11 +51,10 @@ def game_class(name: str) -> type[Game]:
     try:
         target = GAMES[name]
     except (KeyError, TypeError):
-        raise UnknownGameError(
-            f"unknown game {name!r}; the games are: {', '.join(sorted(GAMES))}"
-        ) from None
+        raise UnknownGameError(f"unknown game {name!r}; the games are: {', '.join(sorted(GAMES))}") from None
     module, _, cls = target.partition(":")
-    return getattr(importlib.import_module(module), cls)
+    found: type[Game] = getattr(importlib.import_module(module), cls)
+    return found
 
 
 def get_game(name: str, **params: Any) -> Game:

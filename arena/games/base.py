@@ -75,7 +75,9 @@ class Game(ABC):
         word = word.strip().lower()
         names = {"first": 0, "second": 1, cls.SEATS[0]: 0, cls.SEATS[1]: 1, cls.MARKS[0]: 0, cls.MARKS[1]: 1}
         if word not in names:
-            raise ValueError(f"{word!r} is no seat of {cls.name}: choose {cls.SEATS[0]}, {cls.SEATS[1]}, first or second")
+            raise ValueError(
+                f"{word!r} is no seat of {cls.name}: choose {cls.SEATS[0]}, {cls.SEATS[1]}, first or second"
+            )
         return names[word]
 
     def __init__(self, **params: Any) -> None:
@@ -83,8 +85,7 @@ class Game(ABC):
         if unknown:
             known = ", ".join(sorted(self.PARAMETERS)) or "none"
             raise GameParameterError(
-                f"game {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
-                f"its parameters: {known}"
+                f"game {self.name!r} has no parameter {', '.join(map(repr, unknown))}; its parameters: {known}"
             )
         resolved = {}
         for key, (default, allowed) in self.PARAMETERS.items():

@@ -24,7 +24,8 @@ shifts (see ``OthelloState.random_playout``).
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from arena.games.base import DRAW, WIN, Game, IllegalMoveError, Move, MoveSyntaxError, Outcome, State
 
@@ -74,7 +75,8 @@ class Geometry:
         #: per mailbox index: the steps whose ray holds two squares or more (the others cannot flip)
         self.ray_steps = tuple(
             tuple(s for s in steps if self.blank[i + s] == _EMPTY and self.blank[i + 2 * s] == _EMPTY)
-            if cell == _EMPTY else ()
+            if cell == _EMPTY
+            else ()
             for i, cell in enumerate(self.blank)
         )
         #: per mailbox index: the mailbox indexes of its neighbours on the board
@@ -91,7 +93,8 @@ class Geometry:
         down: list[tuple[int, ...]] = []
         for square in range(n * n):
             row, col = divmod(square, n)
-            rising, falling = [], []
+            rising: list[int] = []
+            falling: list[int] = []
             for drow, dcol in _DIRECTIONS:
                 ray, r, c = 0, row + drow, col + dcol
                 while 0 <= r < n and 0 <= c < n:
@@ -198,7 +201,7 @@ class Othello(Game):
     name = "othello"
     SEATS = ("black", "white")
     MARKS = "bw"
-    PARAMETERS = {
+    PARAMETERS: ClassVar[Mapping[str, tuple[Any, tuple[Any, ...]]]] = {
         "size": (8, SIZES),
         "opening": ("standard", ("standard", "free")),
         "scoring": ("count", ("count", "wof")),
@@ -241,9 +244,7 @@ class Othello(Game):
         if move == pass_move:
             return "pass"
         if type(move) is not int or not 0 <= move < pass_move:
-            raise ValueError(
-                f"{move!r} is not an othello move (0-{pass_move - 1} or {pass_move} for the pass)"
-            )
+            raise ValueError(f"{move!r} is not an othello move (0-{pass_move - 1} or {pass_move} for the pass)")
         return f"{_COLUMNS[move % self.size]}{move // self.size + 1}"
 
     def result(self, black: int, white: int) -> Outcome:
@@ -267,11 +268,11 @@ class OthelloState(State):
     ``row * size + col``); ``discs(seat)`` and ``count(seat)``, with seat 0 black.
     """
 
-    __slots__ = ("game", "black", "white", "to_move", "ply", "last_move", "_legal")
+    game: Othello
 
-    def __init__(
-        self, game: Othello, black: int, white: int, to_move: int, ply: int, last_move: Move | None
-    ) -> None:
+    __slots__ = ("_legal", "black", "game", "last_move", "ply", "to_move", "white")
+
+    def __init__(self, game: Othello, black: int, white: int, to_move: int, ply: int, last_move: Move | None) -> None:
         self.game = game
         self.black = black
         self.white = white
@@ -309,9 +310,7 @@ class OthelloState(State):
         return _squares(self._legal_bits())
 
     def is_legal(self, move: Move) -> bool:
-        return (
-            type(move) is int and 0 <= move <= self.game.geometry.pass_move and bool(self._legal_bits() >> move & 1)
-        )
+        return type(move) is int and 0 <= move <= self.game.geometry.pass_move and bool(self._legal_bits() >> move & 1)
 
     def play(self, move: Move) -> OthelloState:
         game = self.game

@@ -11,8 +11,7 @@ from typing import Any
 
 from arena.games.base import DRAW, WIN, Game, IllegalMoveError, Move, Outcome, State
 
-LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100,
-         0b100010001, 0b001010100)  # fmt: skip
+LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
 FULL = 0b111111111
 #: WINS[mask]: whether the cells in the 9-bit ``mask`` hold a line
 WINS = tuple(any(mask & line == line for line in LINES) for mask in range(512))
@@ -87,7 +86,9 @@ class TicTacToe(Game):
 class TicTacToeState(State):
     """A tic-tac-toe position: the cells of ``x`` (seat 0) and ``o`` (seat 1) as 9-bit masks."""
 
-    __slots__ = ("game", "x", "o", "last_move", "_result")
+    game: TicTacToe
+
+    __slots__ = ("_result", "game", "last_move", "o", "x")
 
     def __init__(self, game: TicTacToe, x: int, o: int, last_move: Move | None) -> None:
         self.game = game
@@ -110,12 +111,7 @@ class TicTacToeState(State):
         return list(CELLS[FULL & ~(self.x | self.o)])
 
     def is_legal(self, move: Move) -> bool:
-        return (
-            self._result == _ONGOING
-            and type(move) is int
-            and 0 <= move < 9
-            and not (self.x | self.o) >> move & 1
-        )
+        return self._result == _ONGOING and type(move) is int and 0 <= move < 9 and not (self.x | self.o) >> move & 1
 
     def play(self, move: Move) -> TicTacToeState:
         if not self.is_legal(move):
@@ -150,9 +146,7 @@ class TicTacToeState(State):
 
     def cells(self) -> str:
         """The board as nine characters ``x``, ``o`` or ``.``, row by row."""
-        return "".join(
-            "x" if self.x >> i & 1 else "o" if self.o >> i & 1 else "." for i in range(9)
-        )
+        return "".join("x" if self.x >> i & 1 else "o" if self.o >> i & 1 else "." for i in range(9))
 
     def render(self) -> str:
         cells = self.cells()

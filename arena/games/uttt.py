@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from arena.games.base import DRAW, WIN, Game, IllegalMoveError, Move, Outcome, State
 from arena.games.tictactoe import CELLS, FULL, WINS
@@ -32,7 +33,7 @@ class UltimateTicTacToe(Game):
     with more small boards won (equal counts still draw)."""
 
     name = "uttt"
-    PARAMETERS = {"tiebreak": ("none", ("none", "boards"))}
+    PARAMETERS: ClassVar[Mapping[str, tuple[Any, tuple[Any, ...]]]] = {"tiebreak": ("none", ("none", "boards"))}
     NOTATION = (
         "a move is 'B C': the small board B and the cell C inside it, each 0-8 row by row "
         "(e.g. '4 4' for the centre of the centre board)"
@@ -68,7 +69,9 @@ class UltimateTicTacToeState(State):
       or ``-`` (open).
     """
 
-    __slots__ = ("game", "masks", "forced_board", "last_move", "ply", "_won", "_closed", "_result")
+    game: UltimateTicTacToe
+
+    __slots__ = ("_closed", "_result", "_won", "forced_board", "game", "last_move", "masks", "ply")
 
     def __init__(
         self,
@@ -122,9 +125,7 @@ class UltimateTicTacToeState(State):
 
     def play(self, move: Move) -> UltimateTicTacToeState:
         if not self.is_legal(move):
-            raise IllegalMoveError(
-                f"uttt move {self._move_text(move)} is illegal: {self._why_illegal(move)}"
-            )
+            raise IllegalMoveError(f"uttt move {self._move_text(move)} is illegal: {self._why_illegal(move)}")
         board, cell = divmod(move, 9)
         seat = self.ply & 1
         mine, theirs = self.masks[seat], self.masks[1 - seat]
@@ -143,9 +144,7 @@ class UltimateTicTacToeState(State):
         if result == _ONGOING and closed == FULL:
             result = _full_board_result(won, self.game.params["tiebreak"] == "boards")
         forced = None if result != _ONGOING or closed >> cell & 1 else cell
-        return UltimateTicTacToeState(
-            self.game, masks, forced, move, self.ply + 1, won, closed, result
-        )
+        return UltimateTicTacToeState(self.game, masks, forced, move, self.ply + 1, won, closed, result)
 
     def _move_text(self, move: object) -> str:
         if type(move) is int and 0 <= move < 81:
@@ -182,18 +181,13 @@ class UltimateTicTacToeState(State):
         won_x, won_o = self._won
         closed = self._closed
         return "".join(
-            "x" if won_x >> b & 1 else "o" if won_o >> b & 1 else "d" if closed >> b & 1 else "-"
-            for b in range(9)
+            "x" if won_x >> b & 1 else "o" if won_o >> b & 1 else "d" if closed >> b & 1 else "-" for b in range(9)
         )
 
     def cells(self) -> str:
         """The 81 cells as ``x``, ``o`` or ``.``, in move order (index ``B * 9 + C``)."""
         x, o = self.masks
-        return "".join(
-            "x" if x[b] >> c & 1 else "o" if o[b] >> c & 1 else "."
-            for b in range(9)
-            for c in range(9)
-        )
+        return "".join("x" if x[b] >> c & 1 else "o" if o[b] >> c & 1 else "." for b in range(9) for c in range(9))
 
     def render(self) -> str:
         """The 9x9 grid (small boards split by lines), the small boards' status and what
@@ -257,10 +251,11 @@ class UltimateTicTacToeState(State):
         # ``options``: the moves of the board to play in, empty when the move is free. The
         # tables map a closed board's code to (), so after a move sends the opponent to a
         # closed board, the lookup itself says the move is free: no separate test.
-        board = self.forced_board
+        forced = self.forced_board
+        board = -1 if forced is None else forced  # the board played in: set before any use
         code = 0
         options: _Options = ()
-        if board is not None:
+        if forced is not None:
             code = boards[board]
             options = table[code]
         while True:
@@ -331,10 +326,7 @@ def _move_tables() -> tuple[list[_Options], list[_Options]]:
     """
     global _MOVE_TABLES
     if _MOVE_TABLES is None:
-        move = [
-            [[(c, (seat + 1) * 3**c, closes) for closes in range(3)] for c in range(9)]
-            for seat in range(2)
-        ]
+        move = [[[(c, (seat + 1) * 3**c, closes) for closes in range(3)] for c in range(9)] for seat in range(2)]
         shared: dict[_Options, _Options] = {}
         tables: tuple[list[_Options], list[_Options]] = ([()] * _CODES, [()] * _CODES)
         for x in range(512):

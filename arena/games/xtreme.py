@@ -37,21 +37,21 @@ ALL_BOARDS = (1 << 18) - 1
 _ONGOING, _DRAWN = -1, 2
 _MOVES = range(162)
 #: _ROW_TEXT[x][o]: a small board's 3-cell row as text, from the row's 3-bit x and o masks
-_ROW_TEXT = tuple(tuple("".join("x" if x >> i & 1 else "o" if o >> i & 1 else "." for i in range(3))
-                        for o in range(8)) for x in range(8))  # fmt: skip
+_ROW_TEXT = tuple(
+    tuple("".join("x" if x >> i & 1 else "o" if o >> i & 1 else "." for i in range(3)) for o in range(8))
+    for x in range(8)
+)
 #: BOARD_OF[move], CELL_OF[move]: the small board index k*9+b of a move and its cell bit index
 BOARD_OF = tuple(m // 81 * 9 + m % 81 // 27 * 3 + m % 9 // 3 for m in _MOVES)
 CELL_OF = tuple(m % 81 // 9 % 3 * 3 + m % 3 for m in _MOVES)
 #: MOVE_AT[board][cell]: the move at cell bit ``cell`` of small board ``board``
 MOVE_AT = tuple(
-    tuple(board // 9 * 81 + (board % 9 // 3 * 3 + cell // 3) * 9 + board % 3 * 3 + cell % 3
-          for cell in range(9))
+    tuple(board // 9 * 81 + (board % 9 // 3 * 3 + cell // 3) * 9 + board % 3 * 3 + cell % 3 for cell in range(9))
     for board in range(18)
 )
 #: BOARD_MOVES[board][empty]: the moves at the set bits of the 9-bit mask ``empty``, increasing
 BOARD_MOVES = tuple(
-    tuple(tuple(MOVE_AT[board][cell] for cell in CELLS[empty]) for empty in range(512))
-    for board in range(18)
+    tuple(tuple(MOVE_AT[board][cell] for cell in CELLS[empty]) for empty in range(512)) for board in range(18)
 )
 
 
@@ -79,8 +79,7 @@ def board_name(board: int) -> str:
 def draw_points(won_x: int, won_o: int) -> tuple[int, int]:
     """Course points of each player in a draw, from the 18-bit masks of the small boards each
     won (bit ``k * 9 + b``); drawn small boards score nothing."""
-    return (POINTS9[won_x & FULL] + POINTS9[won_x >> 9],
-            POINTS9[won_o & FULL] + POINTS9[won_o >> 9])
+    return (POINTS9[won_x & FULL] + POINTS9[won_x >> 9], POINTS9[won_o & FULL] + POINTS9[won_o >> 9])
 
 
 def course_points(state: XtremeState) -> tuple[int, int]:
@@ -93,8 +92,10 @@ class Xtreme(Game):
     """Xtreme tic-tac-toe: two big boards, correspondence to either, bonus moves, course points."""
 
     name = "xtreme"
-    NOTATION = ("a move is 'k row col': big board k (0-1), then row and column 0-8 on its "
-                "9x9 grid (e.g. '1 4 4' for the centre of big board 1)")
+    NOTATION = (
+        "a move is 'k row col': big board k (0-1), then row and column 0-8 on its "
+        "9x9 grid (e.g. '1 4 4' for the centre of big board 1)"
+    )
 
     _TEXT = re.compile(r"([0-9]+)\s*(?:,\s*|\s+)([0-9]+)\s*(?:,\s*|\s+)([0-9]+)")
 
@@ -136,12 +137,22 @@ class XtremeState(State):
     - ``small_status()``, ``allowed_boards()``, and ``to_move``, ``last_move``, ``ply``.
     """
 
-    __slots__ = ("game", "masks", "closed", "won", "to_move", "bonus", "last_move", "ply",
-                 "_result", "_start")
+    game: Xtreme
 
-    def __init__(self, game: Xtreme, masks: tuple[tuple[int, ...], tuple[int, ...]],
-                 closed: int, won: tuple[int, int], to_move: int, bonus: bool,
-                 last_move: Move | None, ply: int, result: int) -> None:
+    __slots__ = ("_result", "_start", "bonus", "closed", "game", "last_move", "masks", "ply", "to_move", "won")
+
+    def __init__(
+        self,
+        game: Xtreme,
+        masks: tuple[tuple[int, ...], tuple[int, ...]],
+        closed: int,
+        won: tuple[int, int],
+        to_move: int,
+        bonus: bool,
+        last_move: Move | None,
+        ply: int,
+        result: int,
+    ) -> None:
         self.game = game
         self.masks = masks
         self.closed = closed
@@ -160,8 +171,7 @@ class XtremeState(State):
         (drawn: full without a line) or ``-`` (open)."""
         won_x, won_o = self.won
         return "".join(
-            "x" if won_x >> i & 1 else "o" if won_o >> i & 1 else "d" if self.closed >> i & 1
-            else "-"
+            "x" if won_x >> i & 1 else "o" if won_o >> i & 1 else "d" if self.closed >> i & 1 else "-"
             for i in range(18)
         )
 
@@ -243,13 +253,15 @@ class XtremeState(State):
             result = _DRAWN
         # a board won by a move that is not itself a bonus move earns a bonus move
         bonus = won_board and not self.bonus and result == _ONGOING
-        return XtremeState(self.game, masks, closed, won, seat if bonus else 1 - seat, bonus,
-                           move, self.ply + 1, result)
+        return XtremeState(
+            self.game, masks, closed, won, seat if bonus else 1 - seat, bonus, move, self.ply + 1, result
+        )
 
     def _why_illegal(self, move: object) -> str:
         if type(move) is not int or not 0 <= move < 162:
-            return (f"move {move!r} is illegal in xtreme: there is no such cell "
-                    f"(moves are 0-161, k * 81 + row * 9 + col)")
+            return (
+                f"move {move!r} is illegal in xtreme: there is no such cell (moves are 0-161, k * 81 + row * 9 + col)"
+            )
         text = self.game.format_move(move)
         if self._result != _ONGOING:
             return f"{text} is illegal in xtreme: the game is over"
@@ -263,8 +275,7 @@ class XtremeState(State):
             how = "drawn" if status == "d" else f"won by {status}"
             return f"{text} is illegal in xtreme: {board_name(board)} is closed ({how})"
         allowed = " or ".join(board_name(b) for b in self.allowed_boards())
-        return (f"{text} is illegal in xtreme: wrong small board, {board_name(board)}; "
-                f"the move must be in {allowed}")
+        return f"{text} is illegal in xtreme: wrong small board, {board_name(board)}; the move must be in {allowed}"
 
     @property
     def is_terminal(self) -> bool:
@@ -336,10 +347,12 @@ class XtremeState(State):
             lines.append(f"game over: {verdict}, course points {x_points}-{o_points}")
         else:
             allowed = self.allowed_boards()
-            where = ("any open small board (free move)" if len(allowed) > 2
-                     or self.last_move is None else " or ".join(board_name(b) for b in allowed))
-            lines.append(f"{'xo'[self.to_move]} to move{' (bonus move)' if self.bonus else ''}, "
-                         f"in {where}")
+            where = (
+                "any open small board (free move)"
+                if len(allowed) > 2 or self.last_move is None
+                else " or ".join(board_name(b) for b in allowed)
+            )
+            lines.append(f"{'xo'[self.to_move]} to move{' (bonus move)' if self.bonus else ''}, in {where}")
         return "\n".join(lines)
 
     def board_data(self) -> dict[str, Any]:
@@ -366,12 +379,10 @@ _FULL = _POSITIONS + 1  # sentinel: a board drawn (full without a line)
 #: TERNARY[mask]: the base-3 number with a 1 at each set bit of the 9-bit ``mask``
 TERNARY = tuple(sum(3**i for i in CELLS[mask]) for mask in range(512))
 
-_TABLES: tuple[list[tuple[tuple[int, int], ...]], list[tuple[tuple[int, int], ...]],
-               list[int]] | None = None
+_TABLES: tuple[list[tuple[tuple[int, int], ...]], list[tuple[tuple[int, int], ...]], list[int]] | None = None
 
 
-def _playout_tables() -> tuple[list[tuple[tuple[int, int], ...]],
-                               list[tuple[tuple[int, int], ...]], list[int]]:
+def _playout_tables() -> tuple[list[tuple[tuple[int, int], ...]], list[tuple[tuple[int, int], ...]], list[int]]:
     """(children for x, children for o, number of empty cells), indexed by board position.
 
     children[s] lists, for each empty cell i of an open board s in increasing order, the pair
@@ -404,8 +415,7 @@ def _playout_tables() -> tuple[list[tuple[tuple[int, int], ...]],
                 for i in empty:
                     child = s + (seat + 1) * 3**i
                     cx, co = masks[child]
-                    children.append((_WON if WINS[cx] or WINS[co]
-                                     else _FULL if cx | co == FULL else child, i))
+                    children.append((_WON if WINS[cx] or WINS[co] else _FULL if cx | co == FULL else child, i))
                 table[s] = tuple(children)
         _TABLES = (kids[0], kids[1], counts)
     return _TABLES
@@ -421,8 +431,7 @@ def _playout_start(state: XtremeState) -> tuple[tuple[int, ...], tuple[int, ...]
         counts = _playout_tables()[2]
         xs, os = state.masks
         closed = state.closed
-        boards = [_FULL if closed >> b & 1 else TERNARY[xs[b]] + 2 * TERNARY[os[b]]
-                  for b in range(18)]
+        boards = [_FULL if closed >> b & 1 else TERNARY[xs[b]] + 2 * TERNARY[os[b]] for b in range(18)]
         big0 = (*boards[:9], _FULL)
         big1 = (*boards[9:], _FULL)
         start = big0, big1, sum(counts[s] for s in boards), closed.bit_count()

@@ -10,9 +10,7 @@ from arena.games import Outcome
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 #: course points of a small board won in a draw, by its place on the big board, row by row
-BOARD_POINTS = [4, 6, 4,
-                6, 3, 6,
-                4, 6, 4]  # fmt: skip
+BOARD_POINTS = [4, 6, 4, 6, 3, 6, 4, 6, 4]
 WIN_POINTS = 86
 
 
@@ -27,15 +25,13 @@ def line_of(marks: list[str]) -> str | None:
 class RefState:
     """A position: the 162 cells (``.``, ``x``, ``o``), who moves, the last move, bonus or not."""
 
-    def __init__(self, cells: list[str], to_move: int, last: tuple[int, int, int] | None,
-                 bonus: bool) -> None:
+    def __init__(self, cells: list[str], to_move: int, last: tuple[int, int, int] | None, bonus: bool) -> None:
         self.cells = cells
         self.to_move = to_move
         self.last = last
         self.bonus = bonus
         #: the status of every small board (k, big_row, big_col), worked out once
-        self.status = {(k, i, j): self.small_status(k, i, j)
-                       for k in (0, 1) for i in range(3) for j in range(3)}
+        self.status = {(k, i, j): self.small_status(k, i, j) for k in (0, 1) for i in range(3) for j in range(3)}
 
     def cell(self, k: int, row: int, col: int) -> str:
         return self.cells[k * 81 + row * 9 + col]
