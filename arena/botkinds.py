@@ -32,7 +32,7 @@ from arena.loader import is_path
 
 if TYPE_CHECKING:
     from arena.botspec import BotSpec
-    from arena.job import ClockKind
+    from arena.timing import ClockKind
 
 SANDBOX = str(Path(__file__).with_name("sandbox.py"))
 #: the course host program, a file of the installed package (so it works from any installation)
@@ -219,6 +219,15 @@ class BotKind(ABC):
         return {}
 
 
+def bot_file(target: str, base: Path) -> str:
+    """The absolute path of the bot file ``target`` (relative to ``base``); ``BotKindError`` if
+    there is no such file."""
+    path = (base / target).resolve()
+    if not path.is_file():
+        raise BotKindError(f"no bot file {target!r} (looked in {base})")
+    return str(path)
+
+
 class PythonBot(BotKind):
     """A bot module run by arena's host program: a dotted module name (importable from the
     folder it was declared in, or installed) or a ``.py`` file."""
@@ -227,10 +236,7 @@ class PythonBot(BotKind):
 
     def resolve(self, target: str, base: Path) -> str:
         if is_path(target):
-            path = (base / target).resolve()
-            if not path.is_file():
-                raise BotKindError(f"no bot file {target!r} (looked in {base})")
-            return str(path)
+            return bot_file(target, base)
         if not all(part.isidentifier() for part in target.split(".")):
             raise BotKindError(
                 f"{target!r} is not a module name: give a dotted module name (e.g. bots.uct) or a path to a .py file"
@@ -329,10 +335,7 @@ class CourseBot(BotKind):
         check_params(params)
 
     def resolve(self, target: str, base: Path) -> str:
-        path = (base / target).resolve()
-        if not path.is_file():
-            raise BotKindError(f"no bot file {target!r} (looked in {base})")
-        return str(path)
+        return bot_file(target, base)
 
     def code(self, target: str, base: Path) -> Code:
         path = (base / target).resolve()

@@ -15,14 +15,13 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from arena import process as processes
-from arena import protocol
+from arena import procfs, protocol
 from arena.botspec import BotSpec
 from arena.games import Game, State
-from arena.job import SeatClock, TimeControl
 from arena.match import Player, Reply
-from arena.process import BotProcess, Limit, Usage
+from arena.process import BotProcess
 from arena.records import BotFault, Termination
+from arena.timing import Limit, SeatClock, TimeControl, Usage
 
 if TYPE_CHECKING:
     from arena.worker import GameWorker
@@ -184,9 +183,9 @@ class BotPlayer(Player):
         end = time.monotonic() + CHILD_GRACE
         while children and time.monotonic() < end:
             time.sleep(0.005)
-            children = [pid for pid in process.children(every_thread) if processes.running(pid)]
+            children = [pid for pid in process.children(every_thread) if procfs.running(pid)]
         if children:
-            named = ", ".join(processes.describe_process(pid) for pid in children[:3])
+            named = ", ".join(procfs.describe_process(pid) for pid in children[:3])
             more = f" and {len(children) - 3} more" if len(children) > 3 else ""
             raise self._fault(
                 BotFault(Termination.RESOURCE_LIMIT, f"left a process running after its answer: {named}{more}")
@@ -206,7 +205,7 @@ class BotPlayer(Player):
                 raise BotFault(
                     Termination.RESOURCE_LIMIT,
                     "left a process running that it detached from its process group: "
-                    + ", ".join(processes.describe_process(pid) for pid in detached[:3]),
+                    + ", ".join(procfs.describe_process(pid) for pid in detached[:3]),
                 )
         except BotFault as fault:
             raise self._fault(fault) from None
@@ -237,6 +236,7 @@ class BotPlayer(Player):
         return self.process is not None and not self.faulted and self.process.alive()
 
     def close(self) -> None:
+        """End its process, if it has one."""
         if self.process is not None:
             self.process.close()
             self.process = None
@@ -250,6 +250,7 @@ class WarmBots:
         self.idle: OrderedDict[int, BotPlayer] = OrderedDict()
 
     def acquire(self, spec: BotSpec, worker: GameWorker) -> BotPlayer:
+        """An idle player of ``spec`` (taken out of the pool), or a new one of ``worker``."""
         for key, player in self.idle.items():
             if player.spec == spec:
                 del self.idle[key]
@@ -262,11 +263,13 @@ class WarmBots:
             player.check_idle()
 
     def release(self, player: BotPlayer) -> None:
+        """Keep ``player`` idle for a later game; the least recently used beyond ``capacity`` are closed."""
         self.idle[id(player)] = player
         while len(self.idle) > self.capacity:
             _, oldest = self.idle.popitem(last=False)
             oldest.close()
 
     def close(self) -> None:
+        """Close every idle player."""
         while self.idle:
             self.idle.popitem()[1].close()

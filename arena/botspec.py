@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from arena.botkinds import SANDBOX, BotKind, harness_paths, interpreter_paths, kind_of
 
 if TYPE_CHECKING:
-    from arena.job import ClockKind
+    from arena.timing import ClockKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +49,7 @@ class BotSpec:
 
     @property
     def bot_kind(self) -> BotKind:
+        """The kind of bot it is (arena/botkinds.py): how it is resolved, hashed and started."""
         return kind_of(self.kind)
 
     @property

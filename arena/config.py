@@ -1,10 +1,9 @@
 """The tournament YAML: its schema, its validation and its errors.
 
 A bad file gets a ``ConfigError`` naming the field, what is wrong with it and, for YAML syntax,
-the line and column. Tournament files and rosters come from many hands: they are read only as
-regular files of at most ``MAX_FILE`` bytes (``read_file``), parsed within bounds of nesting and
-of size after expanding aliases (``load_yaml``), names in them must be plain text, and every
-other string is ``clean`` (``arena.text``) before it is used.
+the line and column. Tournament files and rosters come from many hands: they are read and
+parsed within bounds (arena/yamlfile.py), names in them must be plain text, and every other
+string is ``clean`` (``arena.text``) before it is used.
 """
 
 from __future__ import annotations
@@ -15,34 +14,25 @@ import math
 import os
 import re
 import shlex
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 from pydantic_core import ErrorDetails
 
-from arena.errors import ArenaError
+from arena.errors import ConfigError
 from arena.games import GameParameterError, UnknownGameError, get_game
 from arena.text import clean_data, is_plain
+from arena.yamlfile import load_yaml, read_file
 
-#: the largest tournament file or roster read, in bytes
-MAX_FILE = 1 << 20
-#: the deepest a YAML document may nest sequences and mappings (aliases expanded)
-MAX_YAML_DEPTH = 32
-#: the most values (scalars, sequences, mappings) a YAML document may hold once its aliases are
-#: expanded, and the most characters its scalars may add up to: a few hundred bytes of nested
-#: aliases ("billion laughs") would otherwise expand to gigabytes
-MAX_YAML_NODES = 100_000
-MAX_YAML_TEXT = 4 << 20
 #: the longest file name and path the file system takes, in bytes (Linux's NAME_MAX and PATH_MAX)
 MAX_FILE_NAME = 255
 MAX_PATH = 4096
@@ -59,11 +49,7 @@ MAX_STAGE_GAMES = 1_000_000
 MAX_RATING = 1e6
 
 if TYPE_CHECKING:
-    from arena.job import TimeControl
-
-
-class ConfigError(ArenaError):
-    """A tournament file that cannot be read or does not describe a tournament."""
+    from arena.timing import TimeControl
 
 
 class Strict(BaseModel):
@@ -145,12 +131,14 @@ class BotDef(Strict):
 
     @property
     def kind(self) -> str:
+        """``python``, ``command`` or ``course2019``: which of the four fields is given."""
         if self.command:
             return "command"
         return "course2019" if self.course else "python"
 
     @property
     def target(self) -> str:
+        """The module, path, command or course file the bot is started from."""
         return self.module or self.path or self.command or self.course or ""
 
 
@@ -197,7 +185,7 @@ class TimeDef(Strict):
 
     def control(self) -> TimeControl:
         """The time control every game of the tournament is played under."""
-        from arena.job import TimeControl
+        from arena.timing import TimeControl
 
         return TimeControl(
             move=self.move,
@@ -211,25 +199,21 @@ class TimeDef(Strict):
             max_replays=self.max_replays,
         )
 
-    @field_validator("move")
+    @field_validator("move", "bank", "increment", "grace", "startup")
     @classmethod
-    def _move(cls, value: float | None) -> float | None:
-        return _at_most(value, MAX_MOVE_TIME, "seconds (a day); null for no limit")
+    def _bounded(cls, value: float | None, info: ValidationInfo) -> float | None:
+        bound, unit = _TIME_BOUNDS[info.field_name or ""]
+        return _at_most(value, bound, unit)
 
-    @field_validator("bank", "increment")
-    @classmethod
-    def _bank(cls, value: float | None) -> float | None:
-        return _at_most(value, MAX_MOVE_TIME, "seconds (a day)")
 
-    @field_validator("grace")
-    @classmethod
-    def _grace(cls, value: float) -> float:
-        return _at_most(value, MAX_GRACE, "seconds")
-
-    @field_validator("startup")
-    @classmethod
-    def _startup(cls, value: float) -> float:
-        return _at_most(value, MAX_STARTUP, "seconds (an hour)")
+#: the largest value of each time setting, and its unit in the message that refuses more
+_TIME_BOUNDS = {
+    "move": (MAX_MOVE_TIME, "seconds (a day); null for no limit"),
+    "bank": (MAX_MOVE_TIME, "seconds (a day)"),
+    "increment": (MAX_MOVE_TIME, "seconds (a day)"),
+    "grace": (MAX_GRACE, "seconds"),
+    "startup": (MAX_STARTUP, "seconds (an hour)"),
+}
 
 
 class LimitsDef(Strict):
@@ -356,6 +340,8 @@ class TournamentDef(Strict):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
     def digest(self) -> str:
+        """A hash of the tournament's meaning (its settings after validation), to tell whether a
+        stored tournament is this one."""
         return hashlib.sha256(self.canonical().encode()).hexdigest()
 
 
@@ -415,147 +401,6 @@ def check_command(command: str) -> list[str]:
                 f"({MAX_FILE_NAME} and {MAX_PATH - 1} bytes); pass long data in a file"
             )
     return words
-
-
-def read_file(path: str | os.PathLike[str], what: str) -> str:
-    """The text of ``path``, a regular UTF-8 file of at most ``MAX_FILE`` bytes; ``ConfigError``
-    otherwise. Opened without blocking, so that a FIFO or a device cannot hang or flood arena."""
-    name = str(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise ConfigError(f"no {what} {name!r}") from None
-    except OSError as error:
-        raise ConfigError(f"cannot read the {what} {name!r}: {error.strerror}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise ConfigError(f"the {what} {name!r} is {kind}; give a YAML file")
-        chunks, size = [], 0
-        while size <= MAX_FILE:
-            chunk = os.read(fd, MAX_FILE + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as error:
-        raise ConfigError(f"cannot read the {what} {name!r}: {error.strerror}") from None
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > MAX_FILE:
-        raise ConfigError(
-            f"the {what} {name!r} is larger than {MAX_FILE // 1024} KiB; a tournament file is a few lines of YAML"
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise ConfigError(
-            f"the {what} {name!r} is not UTF-8 text (byte {error.start + 1}, line {line}); save it as UTF-8"
-        ) from None
-
-
-class _TooDeep(Exception):
-    """A YAML document nested deeper than ``MAX_YAML_DEPTH`` (at ``mark``)."""
-
-    def __init__(self, mark: Any) -> None:
-        super().__init__()
-        self.mark = mark
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing to compose deeper than ``MAX_YAML_DEPTH``: its composer
-    recurses, and a document of a million ``[`` would exhaust the stack."""
-
-    depth = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        self.depth += 1
-        try:
-            if self.depth > MAX_YAML_DEPTH:
-                raise _TooDeep(self.peek_event().start_mark)  # type: ignore[no-untyped-call]
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [part for pair in node.value for part in pair]
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    return []
-
-
-def _expanded_problem(root: yaml.Node) -> str | None:
-    """What makes the document ``root`` too large once its aliases are expanded (``None``:
-    nothing). Each node is measured once (an alias shares its anchor's node), so this takes
-    time linear in the document as written, however much it expands."""
-    sizes: dict[int, tuple[int, int, int]] = {}  # id(node) -> (nodes, characters, depth)
-    open_nodes: set[int] = set()  # the nodes being measured: the path from the root
-    stack = [(root, False)]
-    while stack:
-        node, leaving = stack.pop()
-        key = id(node)
-        if not leaving:
-            if key in sizes:
-                continue
-            if key in open_nodes:
-                return "an alias refers to a node that contains it"
-            open_nodes.add(key)
-            stack.append((node, True))
-            stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
-            continue
-        open_nodes.discard(key)
-        measured = [sizes[id(child)] for child in _children(node)]
-        nodes = 1 + sum(m[0] for m in measured)
-        characters = (len(node.value) if isinstance(node, yaml.ScalarNode) else 0) + sum(m[1] for m in measured)
-        depth = 1 + max((m[2] for m in measured), default=0)
-        if nodes > MAX_YAML_NODES:
-            return f"it holds more than {MAX_YAML_NODES:,} values once its aliases are expanded"
-        if characters > MAX_YAML_TEXT:
-            return f"its text adds up to more than {MAX_YAML_TEXT >> 20} MiB once its aliases are expanded"
-        if depth > MAX_YAML_DEPTH:
-            return f"it nests deeper than {MAX_YAML_DEPTH} levels once its aliases are expanded"
-        sizes[key] = (nodes, characters, depth)
-    return None
-
-
-def load_yaml(text: str, source: str) -> Any:
-    """The YAML document ``text`` as Python data, within the bounds above (``MAX_YAML_DEPTH``,
-    ``MAX_YAML_NODES``, ``MAX_YAML_TEXT``); ``ConfigError`` naming ``source`` otherwise."""
-    loader = None
-    try:
-        loader = _BoundedLoader(text)  # its reader refuses control characters at once
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        problem = _expanded_problem(node)
-        if problem:
-            raise ConfigError(f"{source} is refused: {problem}")
-        return loader.construct_document(node)
-    except yaml.reader.ReaderError as error:
-        line = text.count("\n", 0, error.position) + 1
-        raise ConfigError(
-            f"{source}: not valid YAML at line {line}: the character {error.character:#06x} (a control "
-            "or other special character) is not allowed in YAML"
-        ) from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise ConfigError(f"{source}: not valid YAML{where}: {problem}") from None
-    except (_TooDeep, RecursionError) as error:
-        mark = getattr(error, "mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError(f"{source} is refused: it nests deeper than {MAX_YAML_DEPTH} levels{where}") from None
-    except ValueError as error:  # a value YAML recognises but Python cannot make (a date of month 13)
-        raise ConfigError(f"{source}: a value cannot be read: {error}") from None
-    finally:
-        if loader is not None:
-            loader.dispose()
 
 
 def parse_config(text: str, source: str = "tournament file", base: Path | None = None) -> TournamentDef:

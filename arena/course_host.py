@@ -224,6 +224,7 @@ def parse_move(text):
 
 
 def format_move(move):
+    """The text notation 'k row col' of the move (k, row, col)."""
     return "%d %d %d" % move
 
 
@@ -410,6 +411,7 @@ class Host(object):
         self.doing = "loading " + os.path.basename(path)  # what an error is reported as
 
     def load(self):
+        """Import the bot file and make its bot (the class chosen, or the file's only one)."""
         if self.module is None:
             self.doing = "loading " + os.path.basename(self.path)
             self.module = load_bot_file(self.path)
@@ -417,6 +419,7 @@ class Host(object):
             self.cls = find_class(self.module, self.path, self.class_name)
 
     def describe(self):
+        """The ``description`` reply: what the bot file says of itself, and its one game."""
         self.load()
         return {
             "type": "description",
@@ -426,6 +429,7 @@ class Host(object):
         }
 
     def new_game(self, message):
+        """Start a game of xtreme: a new bot of the class, and a fresh board."""
         self.bot = self.game = None
         spec = message.get("game") or {}
         name = spec.get("name") if isinstance(spec, dict) else spec
@@ -445,6 +449,7 @@ class Host(object):
         return {"type": "ready", "description": description(self.cls, self.module, self.path), "games": GAMES}
 
     def move(self, message):
+        """Play the moves the request brings, then ask the bot for its move on a copy of the board."""
         game = self.game
         if game is None:
             raise OutOfStep("a move request outside a game")
@@ -473,6 +478,7 @@ class Host(object):
         return {"type": "move", "move": format_move(move)}
 
     def game_over(self):
+        """The game ended: forget it (the next ``new_game`` starts another)."""
         self.bot = self.game = None
 
 
@@ -540,6 +546,7 @@ def serve(host, fd_in, fd_out):
 
 
 def main(argv=None):
+    """Run the course bot file named on the command line as an arena bot on stdin and stdout."""
     parser = argparse.ArgumentParser(prog="course_host.py", description="Run a 2019 course bot file as an arena bot.")
     parser.add_argument(
         "--class", dest="class_name", default=None, help="the bot class (default: TeamN for teamN.py, or the only one)"

@@ -7,3 +7,7 @@ class ArenaError(Exception):
 
 class BotParameterError(ArenaError, ValueError):
     """A bot parameter that the bot does not have, or a value out of its range."""
+
+
+class ConfigError(ArenaError):
+    """A tournament file that cannot be read or does not describe a tournament."""

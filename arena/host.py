@@ -52,6 +52,7 @@ class Host:
         self.state: Any = None
 
     def new_game(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Make a new bot for the game the request names (its module loaded on first use); ready."""
         from arena.games import get_game_from_spec
         from arena.loader import check_contract, description, load_module, make_player
 
@@ -70,6 +71,7 @@ class Host:
         }
 
     def describe(self) -> dict[str, Any]:
+        """The ``description`` reply: the bot module's docstring, games and parameters."""
         from arena.loader import check_contract, description, load_module
 
         if self.module is None:
@@ -101,6 +103,7 @@ class Host:
             sys.stderr.write(f"arena host: warming up failed: {type(error).__name__}: {error}\n")
 
     def move(self, message: dict[str, Any], received: tuple[float, float]) -> dict[str, Any]:
+        """Play the moves the request brings, then ask the bot for its move under the request's clock."""
         from arena.clock import Clock
 
         game, observe = self.game, getattr(self.bot, "observe", None)
@@ -122,6 +125,7 @@ class Host:
         return {"type": "move", "move": text}
 
     def close_bot(self) -> None:
+        """Drop the bot of the game, calling its ``close`` if it has one."""
         close = getattr(self.bot, "close", None)
         self.bot = None
         if close is not None:
@@ -152,6 +156,7 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Run the bot named on the command line on arena's line protocol (stdin, stdout)."""
     parser = argparse.ArgumentParser(prog="python -m arena.host")
     parser.add_argument("--path", action="append", default=[], help="folder to import bots from")
     parser.add_argument("--warm-up", help="warm the bot up for this game (JSON: name, params) first")

@@ -55,6 +55,7 @@ class Forked:
         self.stderr = os.fdopen(stderr, "rb", buffering=0)
 
     def poll(self) -> int | None:
+        """Its exit status if it has ended (reaped now), else ``None``; as ``Popen.poll``."""
         if self.returncode is None:
             try:
                 pid, status = os.waitpid(self.pid, os.WNOHANG)
@@ -66,6 +67,7 @@ class Forked:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
+        """Wait up to ``timeout`` seconds for it to end; its exit status; as ``Popen.wait``."""
         end = None if timeout is None else time.monotonic() + timeout
         delay = 0.0005
         while self.poll() is None:
@@ -96,6 +98,7 @@ class Launcher:
 
     @property
     def pid(self) -> int:
+        """The launcher process's id."""
         return self.process.pid
 
     def spawn(
@@ -123,6 +126,7 @@ class Launcher:
         return Forked(int(reply["pid"]), *ours)
 
     def close(self) -> None:
+        """End the launcher (the bots it forked live on, children of the worker)."""
         self.socket.close()  # the launcher sees the end of its input and exits
         try:
             self.process.wait(timeout=2)
@@ -245,6 +249,7 @@ def _fork(request: dict[str, Any], fds: list[int], worker: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The launcher process: import what bots need, then fork a bot for each request."""
     worker, fd, game = (argv or sys.argv[1:])[:3]
     from arena import sandbox
 

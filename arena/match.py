@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from arena.games import Game, Outcome, State
-from arena.job import ClockKind, SeatClock, TimeControl
 from arena.records import BotFault, GameRecord, MoveRecord, Overloaded, Termination
 from arena.text import clean
+from arena.timing import ClockKind, SeatClock, TimeControl
 
 T = TypeVar("T")
 

@@ -16,11 +16,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.botspec import BotSpec
 from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
-from arena.job import SeatClock, TimeControl, derive_seed
+from arena.job import derive_seed
 from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, play_game
 from arena.records import GameRecord, Termination
 from arena.store import Base, Bot, Entry, Tournament, count, get_row, save_record
 from arena.store import Game as GameRow
+from arena.timing import SeatClock, TimeControl
 from arena.worker import GameWorker
 
 HELP = """commands: a move in the game's notation, or
@@ -54,6 +55,7 @@ class HumanPlayer(Player):
         self.taking_back = False
 
     def say(self, text: str) -> None:
+        """Write a line to the person."""
         self.stdout.write(text + "\n")
         self.stdout.flush()
 
@@ -114,12 +116,14 @@ class HumanPlayer(Player):
                 return Reply(played, time.monotonic() - start)
 
     def show_moves(self, game: Game, state: State, every: bool = False) -> None:
+        """List the legal moves under the board (the first ``SHOWN_MOVES`` unless ``every``)."""
         legal = [game.format_move(m) for m in state.legal_moves()]
         shown = legal if every or len(legal) <= SHOWN_MOVES else legal[:SHOWN_MOVES]
         more = "" if len(shown) == len(legal) else f" ... ({len(legal)} in all: 'moves' lists them)"
         self.say("legal: " + ", ".join(shown) + more)
 
     def ask_hint(self, state: State) -> str:
+        """What the bot would play here, or why there is no hint."""
         if self.hint is None:
             return "no hints in this game"
         try:

@@ -3,20 +3,15 @@
 Nothing the process sends is trusted: a reply must come as one line within its time, no longer
 than ``protocol.MAX_LINE``; anything else is a ``BotFault`` naming the termination.
 
-Time is measured fairly on a busy machine. Every request is timed by its wall time, the CPU time
-of all the bot's processes, and the time the bot (or the harness waiting for it) was ready to
-run but kept from a CPU by other programs (``Usage``). A ``Limit`` charges a bot the wall time
-less that wait (``wall`` clock) or its CPU time (``cpu`` clock, with a wall-time backstop), and
-a request the machine kept from running for many times its limit is ``Overloaded``: nobody's
-fault. The bot's processes are found, measured and killed through its control group
-(``arena/cgroups.py``) where the system has them, else through ``/proc`` (Linux): its children,
-and everything below them, die with it even when they left its process group.
+Time is measured fairly on a busy machine: every request is bounded by a ``Limit`` and costs a
+``Usage`` (arena/timing.py), read here. The bot's processes are found, measured and killed
+through its control group (arena/cgroups.py) where the system has them, else through ``/proc``
+(arena/procfs.py): its children, and everything below them, die with it even when they left its
+process group.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import select
 import shutil
@@ -25,96 +20,28 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import IO, Any
 
 from arena import protocol
 from arena.cgroups import Cgroup
-from arena.job import OVERLOAD_EXTRA, OVERLOAD_FACTOR, ClockKind
 from arena.launcher import Forked, Launcher, LaunchError
+from arena.procfs import (
+    Schedstat,
+    child_pids,
+    cpu_clock,
+    descendants,
+    harness_waited,
+    running,
+    stat_cpu,
+    user_namespace,
+)
 from arena.records import BotFault, Overloaded, Termination
+from arena.timing import Limit, Usage
 
 #: how much of a bot's stderr is kept (the tail)
 STDERR_TAIL = 8 * 1024
 #: seconds a bot's full input pipe may stay full before the bot counts as not reading it
 SEND_TIMEOUT = 1.0
-_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-
-
-def _read_proc(path: str) -> bytes | None:
-    """A small /proc file's bytes (``None`` if it cannot be read): plain os calls, a few µs."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        return os.read(fd, 1 << 16)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def child_pids(pid: int, every_thread: bool = False) -> list[int]:
-    """The children of process ``pid``: those its main thread started, or (``every_thread``)
-    those of all its threads. Empty where /proc does not tell (not Linux, ``pid`` gone)."""
-    tids = [str(pid)]
-    if every_thread:
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            return []
-    found: list[int] = []
-    for tid in tids:
-        data = _read_proc(f"/proc/{pid}/task/{tid}/children")
-        if data:
-            found.extend(int(word) for word in data.split())
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether process ``pid`` exists and has not ended (a zombie has ended)."""
-    data = _read_proc(f"/proc/{pid}/stat")
-    if not data:
-        return False
-    fields = data.rsplit(b")", 1)[-1].split()
-    return bool(fields) and fields[0] not in (b"Z", b"X")
-
-
-def describe_process(pid: int) -> str:
-    """A process as a forfeit's detail names it: ``pid 4242 (sleep)``."""
-    name = (_read_proc(f"/proc/{pid}/comm") or b"?").decode("utf-8", "replace").strip()
-    return f"pid {pid} ({name})"
-
-
-def user_namespace(pid: int | str) -> str | None:
-    """The user namespace process ``pid`` is in (``user:[4026532204]``), or ``None``."""
-    try:
-        return os.readlink(f"/proc/{pid}/ns/user")
-    except OSError:
-        return None
-
-
-def descendants(pid: int, limit: int = 4096) -> list[int]:
-    """Every process below ``pid`` (children of all its threads, theirs, ...), at most ``limit``."""
-    found: list[int] = []
-    queue = [pid]
-    while queue and len(found) < limit:
-        for child in child_pids(queue.pop(), every_thread=True):
-            if child not in found:
-                found.append(child)
-                queue.append(child)
-    return found
-
-
-def cpu_clock(pid: int) -> int | None:
-    """The id of the CPU-time clock of process ``pid`` (all its threads), or ``None``."""
-    clock = ctypes.c_int()
-    if _libc.clock_getcpuclockid(pid, ctypes.byref(clock)) != 0:
-        return None
-    return clock.value
 
 
 class StderrTail:
@@ -159,7 +86,7 @@ class StderrTail:
 
 #: numeric libraries (numpy's OpenBLAS, MKL, OpenMP) in one thread: a bot is single-threaded
 #: (the course forbade threads), and a pool of BLAS threads spins for milliseconds after each
-#: call, or after import, which the off-turn CPU check (worker.py) would count against the bot
+#: call, or after import, which the off-turn CPU check (botplayer.py) would count against the bot
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 SIGNAL_TERMINATIONS = {
@@ -179,151 +106,6 @@ def bot_environment(home: str) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         **ONE_THREAD,
     }
-
-
-def in_namespace(pid: int, namespace: str) -> bool:
-    """Whether process ``pid`` is in the user namespace ``namespace`` (``user:[N]``) or in one
-    nested below it (a bot's helper that made a namespace of its own is still the bot's)."""
-    try:
-        fd = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        for _ in range(32):  # the kernel nests user namespaces at most 32 deep
-            if f"user:[{os.fstat(fd).st_ino}]" == namespace:
-                return True
-            try:
-                parent = _ioctl_parent(fd)
-            except OSError:
-                return False
-            os.close(fd)
-            fd = parent
-        return False
-    finally:
-        os.close(fd)
-
-
-def _ioctl_parent(fd: int) -> int:
-    """The namespace above the one ``fd`` refers to (``NS_GET_PARENT``), as a new descriptor."""
-    import fcntl
-
-    return fcntl.ioctl(fd, 0xB702)
-
-
-class _Schedstat:
-    """Reads how long a thread waited to run: the second field of ``/proc/.../schedstat``, in
-    nanoseconds (Linux, ``CONFIG_SCHED_INFO``), through a descriptor kept open."""
-
-    def __init__(self, path: str) -> None:
-        try:
-            self.fd: int | None = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            self.fd = None
-
-    def waited(self) -> float:
-        if self.fd is None:
-            return 0.0
-        try:
-            return int(os.pread(self.fd, 128, 0).split()[1]) / 1e9
-        except (OSError, IndexError, ValueError):
-            return 0.0
-
-    def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-
-
-_own: tuple[int, _Schedstat] | None = None
-
-
-def harness_waited() -> float:
-    """Seconds this thread of the harness waited for a CPU so far (its own reading per process:
-    a forked worker must not read its parent's)."""
-    global _own
-    if _own is None or _own[0] != os.getpid():
-        _own = (os.getpid(), _Schedstat("/proc/thread-self/schedstat"))
-    return _own[1].waited()
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """What one stretch of a bot's time cost: ``wall`` seconds, ``cpu`` seconds of all its
-    processes (``None``: unknown), and ``waited`` seconds in which it (or the harness, to read
-    its reply) was ready to run but kept from a CPU by other programs."""
-
-    wall: float
-    cpu: float | None
-    waited: float
-
-    def charged(self, clock: ClockKind) -> float:
-        """The seconds of ``clock`` the bot is charged: its CPU time, or the wall time less
-        what it waited for a CPU."""
-        if clock == "cpu" and self.cpu is not None:
-            return self.cpu
-        return max(0.0, self.wall - self.waited)
-
-    def describe(self) -> str:
-        cpu = "" if self.cpu is None else f", {self.cpu:.3f} s of CPU"
-        return f"{self.wall:.3f} s elapsed{cpu}, {self.waited:.3f} s waiting for a CPU"
-
-
-@dataclass(frozen=True, slots=True)
-class Limit:
-    """How long a request may take: ``seconds`` of ``clock`` time plus ``grace``. With the
-    ``cpu`` clock the wall time less the wait for a CPU may be at most ``backstop`` times
-    ``seconds`` (plus grace): a sleeping bot uses no CPU. A request still unanswered after
-    ``OVERLOAD_FACTOR`` times its time of wall time, the bot not having been charged its
-    limit, is ``Overloaded`` if ``overload`` says so, else a timeout."""
-
-    seconds: float
-    clock: ClockKind = "wall"
-    grace: float = 0.05
-    backstop: float = 3.0
-    overload: bool = True
-
-    @property
-    def total(self) -> float:
-        return self.seconds + self.grace
-
-    def first_check(self, cpus: int) -> float:
-        """Wall seconds before which the request cannot be late."""
-        return self.total / max(1, cpus) if self.clock == "cpu" else self.total
-
-    def judge(self, usage: Usage, cpus: int) -> float:
-        """Seconds to wait before looking again; ``BotFault`` (a timeout) or ``Overloaded``."""
-        charged = usage.charged(self.clock)
-        if charged >= self.total:
-            raise BotFault(Termination.TIMEOUT, self.late(usage))
-        left = [(self.total - charged) / (max(1, cpus) if self.clock == "cpu" else 1)]
-        if self.clock == "cpu":
-            awake = usage.wall - usage.waited
-            limit = self.backstop * self.seconds + self.grace
-            if awake >= limit:
-                raise BotFault(
-                    Termination.TIMEOUT,
-                    f"no reply within {limit:.3f} s of wall time (the backstop of "
-                    f"the cpu clock: {self.backstop:g} x {self.seconds:.3f} s + grace; "
-                    f"{usage.describe()})",
-                )
-            left.append(limit - awake)
-        cap = OVERLOAD_FACTOR * self.total + OVERLOAD_EXTRA
-        if usage.wall >= cap:
-            detail = (
-                f"the machine was too busy to time it: after {usage.wall:.3f} s it had been charged only "
-                f"{charged:.3f} s of its {self.total:.3f} s ({usage.describe()})"
-            )
-            if self.overload:
-                raise Overloaded(detail)
-            raise BotFault(Termination.TIMEOUT, detail)
-        left.append(cap - usage.wall)
-        return max(0.001, min(left))
-
-    def late(self, usage: Usage) -> str:
-        """The detail of a reply that came, or did not come, too late."""
-        return (
-            f"no reply within {self.seconds:.3f} s + {self.grace:.3f} s grace of {self.clock} time ({usage.describe()})"
-        )
 
 
 class BotProcess:
@@ -384,7 +166,7 @@ class BotProcess:
         self._poll.register(self._err, select.POLLIN)
         self._buffer = bytearray()
         self._clock = cpu_clock(self.pid)
-        self._schedstat = _Schedstat(f"/proc/{self.pid}/schedstat")
+        self._schedstat = Schedstat(f"/proc/{self.pid}/schedstat")
         self.stderr = StderrTail(self._err)
         self.killed_by_us = False
         self._namespace: str | None = None
@@ -408,11 +190,10 @@ class BotProcess:
             own = time.clock_gettime(self._clock)
         except OSError:
             return None
-        ticks = _stat_ticks(self.pid, children=True)
-        below = child_pids(self.pid, every_thread=True)
-        if below:
-            ticks += sum(_stat_ticks(pid) for pid in descendants(self.pid))
-        return own + ticks / _TICK
+        used = own + stat_cpu(self.pid, children=True)
+        if child_pids(self.pid, every_thread=True):
+            used += sum(stat_cpu(pid) for pid in descendants(self.pid))
+        return used
 
     def waited(self) -> float:
         """Seconds the bot was ready to run but kept from a CPU, so far (its control group's
@@ -606,16 +387,3 @@ class BotProcess:
         if self.cgroup is not None:
             self.cgroup.remove()
         self.registry.discard(self.pid)
-
-
-def _stat_ticks(pid: int, children: bool = False) -> int:
-    """Clock ticks of CPU in ``/proc/PID/stat``: the process's own (utime + stime), or
-    ``children``: those of its children it waited for (cutime + cstime); 0 if unreadable."""
-    data = _read_proc(f"/proc/{pid}/stat")
-    if not data:
-        return 0
-    fields = data.rsplit(b")", 1)[-1].split()
-    try:
-        return int(fields[13]) + int(fields[14]) if children else int(fields[11]) + int(fields[12])
-    except (IndexError, ValueError):
-        return 0

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from arena.text import clean
 
 if TYPE_CHECKING:
-    from arena.job import TimeControl
+    from arena.timing import TimeControl
 
 VERSION = 1
 #: the longest line a bot may send; anything longer is a protocol error

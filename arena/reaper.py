@@ -14,7 +14,7 @@ import os
 import signal
 import time
 
-from arena import process
+from arena import procfs
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ def strays(known: set[int], include_ended: bool = False) -> list[int]:
     ones unless ``include_ended`` (zombies too)."""
     # one read: the kernel hands orphans to the main thread, which also starts the bots
     return [
-        pid for pid in process.child_pids(os.getpid()) if pid not in known and (include_ended or process.running(pid))
+        pid for pid in procfs.child_pids(os.getpid()) if pid not in known and (include_ended or procfs.running(pid))
     ]
 
 
@@ -40,9 +40,9 @@ def reap_strays(known: set[int], rounds: int = 50) -> list[str]:
         if not found:
             break
         for pid in found:
-            if not process.running(pid):
+            if not procfs.running(pid):
                 continue  # ended: only to be reaped
-            killed.append(process.describe_process(pid))
+            killed.append(procfs.describe_process(pid))
             try:
                 if os.getpgid(pid) == pid:  # it leads a group of its own (setsid): end the group
                     os.killpg(pid, signal.SIGKILL)
@@ -57,6 +57,7 @@ def reap_strays(known: set[int], rounds: int = 50) -> list[str]:
 
 
 def subreaper_state() -> bool:
+    """Whether this process is a child subreaper now."""
     value = ctypes.c_int(0)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(value), 0, 0, 0)

@@ -17,13 +17,13 @@ from arena.config import BotDef
 from arena.course import check_interpreter
 from arena.errors import ArenaError
 from arena.games import GAMES, get_game
-from arena.job import TimeControl, derive_seed
+from arena.job import derive_seed
 from arena.loader import is_path
 from arena.match import play_game
-from arena.process import Limit
 from arena.records import BotFault, Overloaded
 from arena.roster import bot_fields
 from arena.store import Bot
+from arena.timing import Limit, TimeControl
 from arena.worker import GameWorker
 
 RANDOM = BotSpec("random", "python", "bots.randombot")

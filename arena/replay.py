@@ -20,8 +20,8 @@ from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError
 from arena.games import Game, State, get_game_from_spec
+from arena.lookup import find_game, pool_name, tournament_config
 from arena.records import Termination
-from arena.results import find_game, pool_name, tournament_config
 from arena.store import Entry, Move, Tournament
 from arena.text import printable
 
@@ -170,6 +170,7 @@ class Replay:
         return f"ply {ply}/{len(self.moves)}: {names[seat]} ({self.seats[seat]}) plays {text} in {wall:.1f} ms"
 
     def result(self) -> str:
+        """The game's result in a sentence, with how it ended."""
         text = result_sentence(
             self.game.name, self.seats, self.winner, self.termination, self.offender, self.points, self.status
         )

@@ -11,95 +11,23 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.config import GameDef, RatingDef, StageDef, TimeDef, TournamentDef, load_yaml
+from arena.config import RatingDef, TournamentDef
 from arena.errors import ArenaError
+from arena.lookup import tournament_config
 from arena.rating import RatingHistory, replay_ratings
-from arena.records import Termination
 from arena.stages import advancing, expected_games, pool_standings, results
 from arena.standings import GameResult, Standing, game_points, table
 from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
+from arena.tables import CrossCell, GameSummary, LeaderboardLine, PoolTable, StageTable, Team, Think, Totals
+from arena.yamlfile import load_yaml
 
 #: how each TrueSkill setting is shown, in the order the report lists them
 RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"), ("draw_probability", "draw probability"))
-
-
-class UnknownTournamentError(ArenaError, LookupError):
-    """No tournament of that name in the database."""
-
-
-class UnknownGameIdError(ArenaError, LookupError):
-    """No game with that id in the database."""
-
-
-# ---------------------------------------------------------------- finding what was asked for
-
-
-def find_tournament(session: Session, name: str | None = None) -> Tournament:
-    """The tournament called ``name``, or the latest one; a message naming the others if none."""
-    if name is None:
-        found = session.scalars(select(Tournament).order_by(Tournament.id.desc())).first()
-        if found is None:
-            raise UnknownTournamentError(
-                "there are no tournaments in this database yet: run one with 'arena run FILE' (or pass the right --db)"
-            )
-        return found
-    found = session.scalars(select(Tournament).where(Tournament.name == name)).first()
-    if found is None:
-        known = list(session.scalars(select(Tournament.name).order_by(Tournament.id)))
-        listing = ", ".join(known[-10:]) if known else "none yet"
-        raise UnknownTournamentError(
-            f"no tournament {name!r} in this database; the tournaments: {listing} (list them with 'arena tournaments')"
-        )
-    return found
-
-
-def find_game(session: Session, game_id: int) -> Game:
-    """The stored game ``game_id``; a message saying how to list games if there is none."""
-    found = session.get(Game, game_id)
-    if found is None:
-        last = session.scalar(select(func.max(Game.id)))
-        where = f"game ids run from 1 to {last}" if last else "this database has no games yet"
-        raise UnknownGameIdError(
-            f"no game {game_id} in this database ({where}); list games with "
-            "'arena games' or 'arena games --tournament NAME'"
-        )
-    return found
-
-
-def tournament_config(tournament: Tournament) -> TournamentDef:
-    """The tournament's stored configuration; where it does not validate in full (the games of
-    ``arena play`` have no teams list), the parts results need (game, scoring, time, rating,
-    stages, teams) are validated alone."""
-    data = tournament.config
-    try:
-        return TournamentDef.model_validate(data)
-    except (ValidationError, ArenaError):
-        pass
-    try:
-        return TournamentDef.model_construct(
-            name=data["name"],
-            game=GameDef.model_validate(data["game"]),
-            seed=data.get("seed", 0),
-            scoring=data.get("scoring", "standard"),
-            time=TimeDef.model_validate(data.get("time") or {}),
-            workers=data.get("workers"),
-            rating=RatingDef.model_validate(data.get("rating") or {}),
-            bots=dict(data.get("bots") or {}),
-            teams=data.get("teams"),
-            stages=[StageDef.model_validate(stage) for stage in data.get("stages") or [{}]],
-        )
-    except (ValidationError, KeyError, TypeError, ArenaError) as error:
-        raise ArenaError(
-            f"the stored configuration of tournament {tournament.name!r} cannot be read by this "
-            f"version of arena: {error}"
-        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,201 +52,6 @@ def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSet
         RatingSetting(name, symbol, getattr(rating, name), "tournament file" if name in given else "default")
         for name, symbol in RATING_SETTINGS
     ]
-
-
-def pool_name(pool: int) -> str:
-    """How pools are called: A, B, C, ... (numbers after Z)."""
-    return chr(ord("A") + pool) if pool < 26 else str(pool + 1)
-
-
-# ---------------------------------------------------------------- what a report is made of
-
-
-@dataclass(frozen=True, slots=True)
-class Team:
-    """A team of the tournament and the bot version it played with."""
-
-    entry_id: int
-    number: int
-    name: str
-    bot: str
-    version: int
-    kind: str
-    target: str
-    params: str
-    description: str
-
-
-@dataclass(frozen=True, slots=True)
-class Think:
-    """One seat's thinking in one game: its moves, their total and longest wall time (ms)."""
-
-    moves: int = 0
-    total_ms: float = 0.0
-    max_ms: float = 0.0
-
-
-@dataclass(slots=True)
-class GameSummary:
-    """A scheduled game as the results see it (its moves are read separately)."""
-
-    id: int
-    stage: int
-    pool: int
-    round: int
-    first: str
-    second: str
-    status: str
-    winner: int | None
-    points: tuple[float, float] | None  # by the tournament's scoring
-    raw_points: tuple[float, float] | None  # as the game reported them (xtreme: course points)
-    termination: str | None
-    offender: int | None
-    detail: str | None
-    plies: int | None
-    started_at: float | None
-    finished_at: float | None
-    stderr: tuple[str | None, str | None] = (None, None)
-    think: tuple[Think, Think] = (Think(), Think())
-    #: why it was voided and played again, each time (the machine was too busy to time it)
-    voids: tuple[str, ...] = ()
-
-    @property
-    def finished(self) -> bool:
-        return self.status == "finished"
-
-    @property
-    def seats(self) -> tuple[str, str]:
-        return (self.first, self.second)
-
-    @property
-    def forfeit(self) -> str | None:
-        """The kind of forfeit that ended the game, or ``None``."""
-        if self.offender is None or self.termination is None:
-            return None
-        try:
-            return self.termination if Termination(self.termination).is_forfeit else None
-        except ValueError:
-            return self.termination
-
-    def score_of(self, team: str) -> str:
-        """``W``, ``D`` or ``L`` from ``team``'s side (``-`` while unplayed)."""
-        if not self.finished:
-            return "-"
-        if self.winner is None:
-            return "D"
-        return "W" if self.seats[self.winner] == team else "L"
-
-
-@dataclass(slots=True)
-class LeaderboardLine:
-    """One team's line of the leaderboard, ranked by the conservative rating μ − 3σ."""
-
-    rank: int
-    team: str
-    bot: str
-    conservative: float
-    mu: float
-    sigma: float
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    points: float
-    course_points: float | None
-    forfeits: dict[str, int]
-    moves: int
-    mean_ms: float | None
-    max_ms: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The line as JSON-ready data."""
-        return {
-            "rank": self.rank,
-            "team": self.team,
-            "bot": self.bot,
-            "rating": round(self.conservative, 4),
-            "mu": round(self.mu, 4),
-            "sigma": round(self.sigma, 4),
-            "games": self.games,
-            "wins": self.wins,
-            "draws": self.draws,
-            "losses": self.losses,
-            "points": self.points,
-            "course_points": self.course_points,
-            "forfeits": dict(self.forfeits),
-            "moves": self.moves,
-            "mean_ms": None if self.mean_ms is None else round(self.mean_ms, 3),
-            "max_ms": self.max_ms,
-        }
-
-
-@dataclass(slots=True)
-class PoolTable:
-    """A pool's standings, with the course tie-breaks, and who went on from it."""
-
-    stage: int
-    pool: int
-    lines: list[Standing]
-    advanced: frozenset[str]
-    planned: int
-    finished: int
-
-    @property
-    def name(self) -> str:
-        return pool_name(self.pool)
-
-
-@dataclass(slots=True)
-class StageTable:
-    """A stage: its definition, its pools and how far it got."""
-
-    number: int
-    definition: StageDef
-    pools: list[PoolTable]
-    planned: int
-    finished: int
-
-    @property
-    def name(self) -> str:
-        return self.definition.name
-
-    @property
-    def status(self) -> str:
-        if not self.planned:
-            return "not started"
-        return "complete" if self.finished == self.planned else "in progress"
-
-
-@dataclass(slots=True)
-class CrossCell:
-    """What a team scored against one opponent over all their games."""
-
-    points: float = 0.0
-    against: float = 0.0
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def share(self) -> float:
-        """The team's share of the points of these games (0.5 when none were scored)."""
-        total = self.points + self.against
-        return self.points / total if total else 0.5
-
-
-@dataclass(slots=True)
-class Totals:
-    """The tournament in figures."""
-
-    expected: int
-    planned: int
-    finished: int
-    moves: int
-    forfeits: Counter[str] = field(default_factory=Counter)
-    draws: int = 0
-    replays: int = 0  # games played again because the machine was too busy to time them
 
 
 @dataclass(slots=True)
@@ -349,6 +82,7 @@ class Results:
         return any(g.raw_points is not None for g in self.games)
 
     def team(self, name: str) -> Team:
+        """The team called ``name``."""
         return next(t for t in self.teams if t.name == name)
 
     def games_of(self, team: str) -> list[GameSummary]:
@@ -493,15 +227,8 @@ def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
             continue
         for seat, (team, opponent) in enumerate(((g.first, g.second), (g.second, g.first))):
             cell = cells[team, opponent]
-            cell.points += g.points[seat]
+            cell.count(seat, g.winner, g.points[seat])
             cell.against += g.points[1 - seat]
-            cell.games += 1
-            if g.winner is None:
-                cell.draws += 1
-            elif g.winner == seat:
-                cell.wins += 1
-            else:
-                cell.losses += 1
     return dict(cells)
 
 

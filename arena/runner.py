@@ -28,7 +28,7 @@ from arena.botspec import BotSpec
 from arena.cgroups import Cgroup
 from arena.errors import ArenaError
 from arena.job import GameJob
-from arena.process import child_pids
+from arena.procfs import child_pids
 from arena.reaper import reap_strays, set_subreaper, subreaper_state
 from arena.records import GameRecord
 from arena.worker import GameWorker
@@ -195,12 +195,6 @@ def choose_cpus(workers: int, pin: bool | None) -> tuple[list[int] | None, str]:
         return None, f"not pinned: {len(idle)} of {len(allowed)} CPUs idle, the others busy with other programs"
     chosen = idle[:workers]
     return chosen, f"each worker and its bots on an idle CPU of their own ({', '.join(map(str, chosen))})"
-
-
-def worker_cpus(workers: int) -> list[int] | None:
-    """The CPU each of ``workers`` workers is pinned to when pinning is asked for, or ``None``
-    when there are more workers than CPUs this process may use, or only one CPU."""
-    return choose_cpus(workers, True)[0]
 
 
 class LocalRunner:

@@ -24,16 +24,33 @@ class GameResult:
     offender: int | None
 
 
-@dataclass(slots=True)
-class Standing:
-    """One team's line in a table."""
+@dataclass(slots=True, kw_only=True)
+class Tally:
+    """Games, their wins, draws and losses, and the points scored in them."""
 
-    team: str
     games: int = 0
     wins: int = 0
     draws: int = 0
     losses: int = 0
     points: float = 0.0
+
+    def count(self, seat: int, winner: int | None, points: float) -> None:
+        """Add a game played as ``seat`` that ``winner`` won (``None``: a draw)."""
+        self.games += 1
+        self.points += points
+        if winner is None:
+            self.draws += 1
+        elif winner == seat:
+            self.wins += 1
+        else:
+            self.losses += 1
+
+
+@dataclass(slots=True)
+class Standing(Tally):
+    """One team's line in a table."""
+
+    team: str
     forfeits: Counter[str] = field(default_factory=Counter)
     rating: float = 0.0
     rank: int = 0
@@ -58,16 +75,9 @@ def table(teams: Iterable[str], games: Iterable[GameResult], ratings: Mapping[st
             continue
         for seat, team in enumerate((game.first, game.second)):
             line = lines[team]
-            line.games += 1
-            line.points += game.points[seat]
+            line.count(seat, game.winner, game.points[seat])
             opponent = game.second if seat == 0 else game.first
             between[team, opponent] += game.points[seat]
-            if game.winner is None:
-                line.draws += 1
-            elif game.winner == seat:
-                line.wins += 1
-            else:
-                line.losses += 1
             if game.offender == seat:
                 line.forfeits[game.termination] += 1
     ordered = sorted(lines.values(), key=lambda s: (-s.points, -s.wins))

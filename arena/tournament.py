@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from arena import roster
 from arena.botspec import BotSpec
 from arena.config import TournamentDef
+from arena.database import make_folder
 from arena.errors import ArenaError
 from arena.job import GameJob, GameRunner, derive_seed
 from arena.records import GameRecord
@@ -37,7 +38,6 @@ from arena.store import (
     count,
     forget_unfinished_moves,
     get_row,
-    make_folder,
     save_record,
     save_void,
 )
@@ -151,8 +151,8 @@ class TournamentRun:
         """``ConfigError`` naming each bot whose interpreter (``python:``) cannot run: each is
         asked its version inside the sandbox, once."""
         from arena.botkinds import resolve_interpreter
-        from arena.config import ConfigError
         from arena.course import InterpreterError, check_interpreter
+        from arena.errors import ConfigError
 
         problems = []
         for where, definition in self.config.definitions():

@@ -11,6 +11,7 @@ worker processes, ``arena register`` and ``arena play`` alike.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import shutil
@@ -18,8 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena import process as processes
-from arena import reaper, scratch
+from arena import procfs, reaper, scratch
 from arena.botkinds import BotKindError, Code, foreign_python, harness_links, package_files
 from arena.botplayer import WARM_PROCESSES, BotPlayer, WarmBots
 from arena.botspec import BotSpec
@@ -28,7 +28,7 @@ from arena.games import Game, get_game_from_spec
 from arena.job import GameJob, derive_seed
 from arena.launcher import MAX_LAUNCHERS, Launcher, LaunchError
 from arena.match import play_game
-from arena.process import BotProcess
+from arena.process import BotProcess, bot_environment
 from arena.records import GameRecord, Termination
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class GameWorker:
                 pass
         self._was_subreaper = reaper.subreaper_state()
         self.subreaper = reaper.set_subreaper(True)
-        self.started |= set(processes.child_pids(os.getpid()))  # children of this process not of its bots
+        self.started |= set(procfs.child_pids(os.getpid()))  # children of this process not of its bots
         self._scratch = scratch.make("worker")
         if self._cgroup is None:
             self._cgroup = Cgroup.for_process()
@@ -194,31 +194,22 @@ class GameWorker:
         spec_of_game = None if game is None else game.spec()
         arguments = spec.host_arguments(spec_of_game)
         launcher = self._launcher_for(game.name) if arguments is not None and game is not None else None
-        env, folder = spec.environment(), str(self.scratch)
-        if launcher is not None and arguments is not None:
-            try:
-                return BotProcess(
-                    spec.argv(settings),
-                    spec.name,
-                    env,
-                    fork=(launcher, arguments, settings),
-                    cgroup=group,
-                    registry=self.started,
-                    memory_mb=spec.memory_mb,
-                    folder=folder,
-                )
-            except LaunchError as error:
-                log.warning("%s; starting bots the plain way until a new launcher is up", error)
-                self._close_launcher()
-        return BotProcess(
-            spec.argv(settings, spec_of_game),
-            spec.name,
-            env,
+        start = functools.partial(
+            BotProcess,
+            label=spec.name,
+            env=spec.environment(),
             cgroup=group,
             registry=self.started,
             memory_mb=spec.memory_mb,
-            folder=folder,
+            folder=str(self.scratch),
         )
+        if launcher is not None and arguments is not None:
+            try:
+                return start(spec.argv(settings), fork=(launcher, arguments, settings))
+            except LaunchError as error:
+                log.warning("%s; starting bots the plain way until a new launcher is up", error)
+                self._close_launcher()
+        return start(spec.argv(settings, spec_of_game))
 
     def _materialize(self, spec: BotSpec) -> BotSpec:
         """``spec`` as it runs here: its code copied into a bundle of this worker (checked
@@ -269,7 +260,7 @@ class GameWorker:
         if self._launcher is None and self.fork and self.subreaper and self._launchers_started < MAX_LAUNCHERS:
             self._launchers_started += 1
             try:
-                self._launcher = Launcher(game, processes.bot_environment(str(self.scratch)))
+                self._launcher = Launcher(game, bot_environment(str(self.scratch)))
             except OSError as error:
                 log.warning("cannot start a launcher (%s); starting bots the plain way", error)
                 return None
@@ -296,7 +287,7 @@ class GameWorker:
         namespace = process.namespace() if found else None
         if namespace is None:
             return []
-        return [pid for pid in found if processes.in_namespace(pid, namespace)]
+        return [pid for pid in found if procfs.in_namespace(pid, namespace)]
 
     def reap_strays(self) -> list[str]:
         """Kill and reap what bots left behind (see ``reaper.reap_strays``)."""

@@ -14,8 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.results import find_tournament, load_results
-from arena.store import DEFAULT_URL, open_store
+from arena.database import DEFAULT_URL, open_store
+from arena.lookup import find_tournament
+from arena.results import load_results
 
 REAL = "the real winner: 1548 of 1892 points over 22 games, 4 losses, each when moving second"
 

@@ -28,8 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.config import parse_config
+from arena.database import open_store
 from arena.runner import LocalRunner
-from arena.store import open_store
 from arena.tournament import TournamentRun
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.botspec import BotSpec
-from arena.job import GameJob, TimeControl
+from arena.job import GameJob
+from arena.timing import TimeControl
 from arena.worker import GameWorker
 
 #: each built-in bot at a budget the default tournament uses

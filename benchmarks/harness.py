@@ -34,11 +34,12 @@ from sqlalchemy import select  # noqa: E402
 from arena import worker  # noqa: E402
 from arena.botspec import BotSpec  # noqa: E402
 from arena.config import parse_config  # noqa: E402
+from arena.database import open_store  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.job import TimeControl  # noqa: E402
 from arena.records import BotFault  # noqa: E402
 from arena.runner import LocalRunner  # noqa: E402
-from arena.store import Move, open_store  # noqa: E402
+from arena.store import Move  # noqa: E402
+from arena.timing import TimeControl  # noqa: E402
 from arena.tournament import TournamentRun  # noqa: E402
 from arena.worker import GameWorker  # noqa: E402
 

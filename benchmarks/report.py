@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import func, select  # noqa: E402
 
-from arena.store import Game, Move, open_store  # noqa: E402
+from arena.database import open_store  # noqa: E402
+from arena.store import Game, Move  # noqa: E402
 from tests.test_results_db import synthesize  # noqa: E402
 
 #: the target of issue 5: the course-sized report in at most this many seconds

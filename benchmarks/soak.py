@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from arena.botplayer import WARM_PROCESSES  # noqa: E402
 from arena.config import parse_config  # noqa: E402
-from arena.process import child_pids  # noqa: E402
+from arena.database import open_store  # noqa: E402
+from arena.procfs import child_pids  # noqa: E402
 from arena.runner import LocalRunner  # noqa: E402
-from arena.store import open_store  # noqa: E402
 from arena.tournament import TournamentRun  # noqa: E402
 
 BOTS = ROOT / "tests" / "fixtures" / "bots"

@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from arena.config import ConfigError, load_config, parse_config
+from arena.config import load_config, parse_config
+from arena.errors import ConfigError
 from arena.roster import RosterError
 from tests.fixtures.harnesskit import BOTS, arena
 

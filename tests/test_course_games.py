@@ -11,10 +11,10 @@ import pytest
 from arena import course
 from arena.botspec import BotSpec
 from arena.games import get_game
-from arena.job import TimeControl
 from arena.match import play_game
 from arena.records import Termination
 from arena.registry import RegistrationError
+from arena.timing import TimeControl
 from arena.worker import GameWorker
 from tests.fixtures.course.coursekit import COURSE_BOTS, HOST_FILE, PYTHONS, has_numpy, python27
 from tests.fixtures.harnesskit import bot_stderr

@@ -26,14 +26,15 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from arena import protocol
-from arena.config import ConfigError, TournamentDef, load_yaml, parse_config
-from arena.errors import ArenaError
+from arena.config import TournamentDef, parse_config
+from arena.errors import ArenaError, ConfigError
 from arena.games import GAMES, IllegalMoveError, MoveSyntaxError, get_game
-from arena.process import BotFault, BotProcess
-from arena.records import Termination
+from arena.process import BotProcess
+from arena.records import BotFault, Termination
+from arena.yamlfile import load_yaml
+from tests.fixtures.harnesskit import run_arena
 
 FAST = settings(max_examples=150, deadline=1000, suppress_health_check=[HealthCheck.too_slow])
 
@@ -326,8 +327,8 @@ def command_lines(draw) -> list[str]:
 def cli_folder(tmp_path_factory) -> Path:
     """A working folder (without tournament.yaml) with a broken and an empty tournament file,
     and a database holding one small finished tournament, ``fuzz``."""
+    from arena.database import open_store
     from arena.runner import LocalRunner
-    from arena.store import open_store
     from arena.tournament import TournamentRun
     from tests.fixtures.harnesskit import BOTS
 
@@ -366,7 +367,7 @@ def test_any_command_line_ends_with_exit_0_or_2_and_no_traceback(cli_folder, mon
         cli.check_arguments(words)
     except ArenaError:
         return
-    result = CliRunner().invoke(cli.app, words, env={"COLUMNS": "200"})
+    result = run_arena(*words)
     if isinstance(result.exception, ArenaError):
         assert str(result.exception).strip()
         return

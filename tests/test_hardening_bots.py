@@ -22,10 +22,10 @@ import pytest
 from arena import landlock
 from arena.botspec import BotSpec
 from arena.games import get_game
-from arena.job import TimeControl
 from arena.match import play_game
-from arena.process import running
+from arena.procfs import running
 from arena.records import Termination
+from arena.timing import TimeControl
 from arena.worker import GameWorker
 from tests.fixtures.course.coursekit import COURSE_BOTS, has_numpy
 from tests.fixtures.harnesskit import BOTS, COMMANDS, bot_stderr, command_bot, job, late, python_bot  # noqa: F401

@@ -27,7 +27,7 @@ def test_a_failure_of_the_harness_during_a_game_aborts_that_game_and_the_worker_
 
 
 def test_registering_a_bot_that_detaches_a_process_refuses_it_and_ends_the_process(cli, monkeypatch):
-    from arena.process import running
+    from arena.procfs import running
 
     monkeypatch.chdir(BOTS)
     result = cli("register", "detaches_grandchild.py")

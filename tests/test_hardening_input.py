@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import MAX_FILE, ConfigError, load_config, load_yaml, parse_config
+from arena.config import load_config, parse_config
+from arena.errors import ConfigError
 from arena.rating import RatingError, replay_ratings
+from arena.yamlfile import MAX_FILE, load_yaml
 from tests.fixtures.harnesskit import WIDE
 
 TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
@@ -373,21 +375,20 @@ def test_a_report_under_a_file_is_refused(cli, tmp_path):
 
 @pytest.mark.parametrize("command", [["run", "t.yaml"], ["tournaments"], ["register", "bots.randombot"]])
 def test_a_database_that_is_a_folder_is_refused_naming_it(tmp_path, monkeypatch, command):
-    from typer.testing import CliRunner
-
-    from arena.cli import app
+    from tests.fixtures.harnesskit import run_arena
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "t.yaml").write_text(HEADER + TWO_BOTS)
     (tmp_path / "db").mkdir()
-    result = CliRunner().invoke(app, [*command, "--db", f"sqlite:///{tmp_path / 'db'}"])
+    result = run_arena(*command, "--db", f"sqlite:///{tmp_path / 'db'}")
     assert str(result.exception) == (
         f"the database {str(tmp_path / 'db')!r} is a folder, not a file; choose another path with --db"
     )
 
 
 def test_parameters_for_a_registered_command_bot_in_play_are_refused(cli, tmp_path):
-    from arena.store import Bot, open_store
+    from arena.database import open_store
+    from arena.store import Bot
 
     with open_store(cli.db).begin() as session:
         session.add(Bot(name="cmd", kind="command", target="python3 bot.py", path=str(tmp_path), registered=True))

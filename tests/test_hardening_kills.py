@@ -8,13 +8,12 @@ user's ``kill PID`` or an out-of-memory killer would.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures.harnesskit import BOTS, arena, finished_games, processes_mentioning, start_arena, wait_until
+from tests.fixtures.harnesskit import TournamentFolder, finished_games
 from tests.test_tournament_resume import children
 
 pytestmark = pytest.mark.slow
@@ -38,31 +37,19 @@ stages:
 )
 
 
-class Folder:
-    def __init__(self, path: Path) -> None:
-        for name in ("slow_seeded_random", "detaches_grandchild"):
-            shutil.copy(BOTS / f"{name}.py", path)
-        (path / "t.yaml").write_text(TOURNAMENT)
-        self.path = path
-        self.database = path / "arena.sqlite3"
-        self.args = ("run", "t.yaml", "--db", f"sqlite:///{self.database}")
-
-    def left(self) -> list[str]:
-        """The processes of the run still running, after giving them 10 s to end."""
-        wait_until(lambda: not processes_mentioning(str(self.path)), timeout=10)
-        return processes_mentioning(str(self.path))
+def kills_folder(path: Path) -> TournamentFolder:
+    return TournamentFolder(path, TOURNAMENT, ("slow_seeded_random", "detaches_grandchild"), quiet=False)
 
 
-def started(folder: Folder, games: int = 3):
-    process = start_arena(*folder.args, cwd=folder.path)
-    assert wait_until(lambda: finished_games(folder.database) >= games or process.poll() is not None, timeout=60)
-    assert process.poll() is None, "the run ended before it could be killed"
+def started(folder: TournamentFolder, games: int = 3):
+    process = folder.start()
+    folder.wait_for_games(process, games)
     return process
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_killing_the_runs_own_process_alone_leaves_nothing_of_it(tmp_path, sig):
-    folder = Folder(tmp_path)
+    folder = kills_folder(tmp_path)
     process = started(folder)
     assert len(children(process.pid)) == 2  # its workers
     os.kill(process.pid, sig)
@@ -71,12 +58,12 @@ def test_killing_the_runs_own_process_alone_leaves_nothing_of_it(tmp_path, sig):
 
 
 def test_the_next_run_takes_over_the_lock_of_a_killed_one_with_a_note(tmp_path):
-    folder = Folder(tmp_path)
+    folder = kills_folder(tmp_path)
     process = started(folder)
     os.kill(process.pid, signal.SIGKILL)
     process.communicate(timeout=30)
     folder.left()
-    again = arena(*folder.args, cwd=folder.path, timeout=300)
+    again = folder.run(timeout=300)
     assert again.returncode == 0, again.stderr
     assert (
         f"note: the last run of this tournament (pid {process.pid}) stopped without finishing; taking over its "
@@ -86,7 +73,7 @@ def test_the_next_run_takes_over_the_lock_of_a_killed_one_with_a_note(tmp_path):
 
 
 def test_killing_one_worker_alone_leaves_nothing_of_it_and_the_run_finishes(tmp_path):
-    folder = Folder(tmp_path)
+    folder = kills_folder(tmp_path)
     process = started(folder)
     worker = children(process.pid)[0]
     os.kill(worker, signal.SIGKILL)

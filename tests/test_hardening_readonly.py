@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from arena import landlock
-from arena.store import SCHEMA_VERSION, StoreError, open_store
+from arena.database import SCHEMA_VERSION, open_store
+from arena.store import StoreError
 from tests.fixtures.harnesskit import BOTS, FIXTURES, WIDE, arena
 
 pytestmark = pytest.mark.skipif(not landlock.abi_version(), reason="this kernel has no Landlock to forbid writes")

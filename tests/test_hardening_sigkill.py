@@ -13,16 +13,13 @@ planned, however slow the machine is (1 to 5 games for the first, 6 to 10 for th
 from __future__ import annotations
 
 import random
-import shutil
 import signal
-import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from arena.store import integrity_problems, open_store
-from tests.fixtures.harnesskit import BOTS, arena, finished_games, processes_mentioning, start_arena, stop, wait_until
+from tests.fixtures.harnesskit import TournamentFolder, finished_games, processes_mentioning, stop, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -48,45 +45,15 @@ stages:
 TOTAL = 2 * 10 * 40 + 6 * 100
 
 
-class Folder:
-    """A folder with the tournament file, its bots and a database of its own."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        for name in ("first_legal", "seeded_random"):
-            shutil.copy(BOTS / f"{name}.py", path)
-        (path / "t.yaml").write_text(TOURNAMENT)
-        self.database = path / "arena.sqlite3"
-
-    def args(self, name: str) -> tuple[str, ...]:
-        return ("run", "t.yaml", "--name", name, "--db", f"sqlite:///{self.database}", "-q")
-
-    def results(self, name: str) -> list[tuple]:
-        """Every game of tournament ``name``: id, stage, pool, seats, status, winner, how it
-        ended, and every move."""
-        if not self.database.exists():
-            return []
-        with sqlite3.connect(self.database) as connection:
-            return connection.execute(
-                "SELECT g.id, g.stage, g.pool, a.team, b.team, g.status, g.winner, g.termination, g.offender, "
-                "(SELECT group_concat(m.move, ' ') FROM (SELECT move FROM moves WHERE game_id = g.id ORDER BY ply) m) "
-                "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 "
-                "JOIN tournaments t ON t.id = g.tournament_id WHERE t.name = ? ORDER BY g.id",
-                (name,),
-            ).fetchall()
-
-    def problems(self) -> list[str]:
-        if not self.database.exists():
-            return []
-        with open_store(f"sqlite:///{self.database}").begin() as session:
-            return integrity_problems(session)
+def sigkill_folder(path: Path) -> TournamentFolder:
+    return TournamentFolder(path, TOURNAMENT, ("first_legal", "seeded_random"))
 
 
 class Killed:
     """Tournaments ``sigkill-1``, ``sigkill-2``, ... each killed and run again until it
     finishes, ``KILLS`` kills in all; what each kill left."""
 
-    def __init__(self, folder: Folder) -> None:
+    def __init__(self, folder: TournamentFolder) -> None:
         self.folder = folder
         rng = random.Random(2019)
         self.kills: list[dict] = []
@@ -98,7 +65,7 @@ class Killed:
             while len(self.kills) < KILLS:
                 delay, games = rng.uniform(0.2, 1.5), 5 * (len(self.kills) // 2) + rng.randint(1, 5)
                 before = finished_games(folder.database)
-                process = start_arena(*folder.args(name), cwd=folder.path)
+                process = folder.start("--name", name)
                 moment = f"after {delay:.3f} s"
                 if len(self.kills) % 2:  # once it has stored some games
                     wait_until(
@@ -124,27 +91,27 @@ class Killed:
                         "stored before": before,
                         "stored after": finished_games(folder.database),
                         "survivors": processes_mentioning(str(folder.path)),
-                        "problems": folder.problems(),
+                        "problems": folder.checks()[1],
                     }
                 )
         for name in self.names:
-            self.final_runs.append(arena(*folder.args(name), cwd=folder.path, timeout=180))
+            self.final_runs.append(folder.run("--name", name))
 
 
 @pytest.fixture(scope="module")
 def killed(tmp_path_factory) -> Killed:
-    return Killed(Folder(tmp_path_factory.mktemp("killed")))
+    return Killed(sigkill_folder(tmp_path_factory.mktemp("killed")))
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, killed) -> dict[str, list[tuple]]:
     """Each tournament the killed runs played, played without interruption in another database."""
-    folder = Folder(tmp_path_factory.mktemp("reference"))
+    folder = sigkill_folder(tmp_path_factory.mktemp("reference"))
     results = {}
     for name in killed.names:
-        result = arena(*folder.args(name), cwd=folder.path, timeout=180)
+        result = folder.run("--name", name)
         assert result.returncode == 0, result.stderr
-        results[name] = folder.results(name)
+        results[name] = folder.games(name)
     return results
 
 
@@ -171,11 +138,11 @@ def test_every_kill_leaves_a_consistent_database(killed):
 def test_each_killed_tournament_finishes_with_the_games_of_an_uninterrupted_run(killed, reference):
     assert [run.returncode for run in killed.final_runs] == [0] * len(killed.names)
     for name in killed.names:
-        results = killed.folder.results(name)
+        results = killed.folder.games(name)
         assert len(results) == TOTAL
         assert {game[5] for game in results} == {"finished"}
         assert results == reference[name]
 
 
 def test_the_killed_database_is_consistent_at_the_end(killed):
-    assert killed.folder.problems() == []
+    assert killed.folder.checks()[1] == []

@@ -15,24 +15,22 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from arena import landlock, store
-from arena.store import integrity_problems, open_store
+from arena import database, landlock
 from tests.fixtures.harnesskit import (
-    BOTS,
     FIXTURES,
     WIDE,
+    TournamentFolder,
     arena,
     finished_games,
-    start_arena,
     wait_until,
     without_root_warning,
 )
@@ -58,66 +56,40 @@ TOTAL = 15 * 30
 UNDER = FIXTURES / "arena_under.py"
 
 
-class Folder:
-    """A folder with the tournament file, its bots and a database of its own."""
+def store_folder(path: Path) -> TournamentFolder:
+    return TournamentFolder(path, TOURNAMENT, ("first_legal", "seeded_random"))
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        for name in ("first_legal", "seeded_random"):
-            shutil.copy(BOTS / f"{name}.py", path)
-        (path / "t.yaml").write_text(TOURNAMENT)
-        self.database = path / "arena.sqlite3"
-        self.url = f"sqlite:///{self.database}"
-        self.args = ("run", "t.yaml", "--db", self.url, "-q")
 
-    def run(self, *handicap: str, args: tuple[str, ...] | None = None) -> subprocess.CompletedProcess:
-        """``arena run`` of the tournament, under ``handicap`` (options of arena_under.py) if any."""
-        if not handicap:
-            return arena(*(args or self.args), cwd=self.path)
-        return subprocess.run(
-            [sys.executable, str(UNDER), *handicap, "--", *(args or self.args)],
-            cwd=self.path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, **WIDE},
-        )
+def under(folder: TournamentFolder, *handicap: str, args: tuple[str, ...] | None = None) -> subprocess.CompletedProcess:
+    """``arena`` with ``args`` (default: the run of the tournament) under ``handicap`` (options of
+    arena_under.py)."""
+    return subprocess.run(
+        [sys.executable, str(UNDER), *handicap, "--", *(args or folder.args)],
+        cwd=folder.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **WIDE},
+    )
 
-    def results(self, name: str = "stress") -> list[tuple]:
-        """Every game of tournament ``name``: id, seats, status, winner, termination and its moves."""
-        with sqlite3.connect(self.database) as connection:
-            return connection.execute(
-                "SELECT g.id, a.team, b.team, g.status, g.winner, g.termination, g.plies, "
-                "(SELECT group_concat(m.move, ' ') FROM (SELECT move FROM moves WHERE game_id = g.id ORDER BY ply) m) "
-                "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 "
-                "JOIN tournaments t ON t.id = g.tournament_id WHERE t.name = ? ORDER BY g.id",
-                (name,),
-            ).fetchall()
 
-    def checks(self) -> tuple[str, list[str]]:
-        """SQLite's own integrity check, and arena's."""
-        with sqlite3.connect(self.database) as connection:
-            sqlite_says = connection.execute("PRAGMA integrity_check").fetchone()[0]
-        with open_store(self.url).begin() as session:
-            return sqlite_says, integrity_problems(session)
-
-    def counts(self) -> dict[str, int]:
-        """Games by status, and how many moves the pending ones have (none, if all is well)."""
-        with sqlite3.connect(self.database) as connection:
-            counts = dict(connection.execute("SELECT status, count(*) FROM games GROUP BY status").fetchall())
-            counts["moves of pending games"] = connection.execute(
-                "SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.status = 'pending'"
-            ).fetchone()[0]
-        return counts
+def counts(folder: TournamentFolder) -> dict[str, int]:
+    """Games by status, and how many moves the pending ones have (none, if all is well)."""
+    with closing(sqlite3.connect(folder.database)) as connection:
+        found = dict(connection.execute("SELECT status, count(*) FROM games GROUP BY status").fetchall())
+        found["moves of pending games"] = connection.execute(
+            "SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.status = 'pending'"
+        ).fetchone()[0]
+    return found
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> list[tuple]:
     """The tournament played without interruption."""
-    folder = Folder(tmp_path_factory.mktemp("reference"))
+    folder = store_folder(tmp_path_factory.mktemp("reference"))
     result = folder.run()
     assert result.returncode == 0, result.stderr
-    return folder.results()
+    return folder.games("stress")
 
 
 # ---------------------------------------------------------------- a full disk
@@ -127,17 +99,17 @@ class DiskFull:
     """Run with no file allowed past 200 kB (the write-ahead log reaches it after some games),
     then run again with room."""
 
-    def __init__(self, folder: Folder) -> None:
+    def __init__(self, folder: TournamentFolder) -> None:
         self.folder = folder
-        self.stopped = folder.run("--file-size", str(200 * 1024))
+        self.stopped = under(folder, "--file-size", str(200 * 1024))
         self.checks = folder.checks()
-        self.counts = folder.counts()
+        self.counts = counts(folder)
         self.final = folder.run()
 
 
 @pytest.fixture(scope="module")
 def disk_full(tmp_path_factory) -> DiskFull:
-    return DiskFull(Folder(tmp_path_factory.mktemp("disk-full")))
+    return DiskFull(store_folder(tmp_path_factory.mktemp("disk-full")))
 
 
 def test_a_full_disk_stops_the_run_with_a_clear_error(disk_full):
@@ -159,7 +131,7 @@ def test_a_full_disk_stops_the_run_partway_with_every_game_whole_or_pending(disk
 
 def test_after_a_full_disk_a_run_with_room_finishes_with_the_games_of_an_uninterrupted_run(disk_full, reference):
     assert disk_full.final.returncode == 0, disk_full.final.stderr
-    assert disk_full.folder.results() == reference
+    assert disk_full.folder.games("stress") == reference
     assert disk_full.folder.checks() == ("ok", [])
 
 
@@ -185,8 +157,8 @@ def hold_write_lock(database: Path, seconds: float) -> subprocess.Popen:
 
 
 def test_a_run_waits_for_a_write_lock_held_a_few_seconds_then_finishes(tmp_path, reference):
-    folder = Folder(tmp_path)
-    process = start_arena(*folder.args, cwd=folder.path)
+    folder = store_folder(tmp_path)
+    process = folder.start()
     assert wait_until(lambda: finished_games(folder.database) >= 20, timeout=60)
     holder = hold_write_lock(folder.database, 3.0)
     at_lock = finished_games(folder.database)
@@ -196,7 +168,7 @@ def test_a_run_waits_for_a_write_lock_held_a_few_seconds_then_finishes(tmp_path,
     _stdout, stderr = process.communicate(timeout=120)
     assert (process.returncode, without_root_warning(stderr)) == (0, "")
     assert during == at_lock < TOTAL  # it waited: nothing was stored while the lock was held
-    assert folder.results() == reference
+    assert folder.games("stress") == reference
     assert folder.checks() == ("ok", [])
 
 
@@ -204,7 +176,7 @@ class LockedOut:
     """A run that may wait 1 s for the write lock, while another process holds it for 4 s from
     the middle of the run; then a run after the lock is released."""
 
-    def __init__(self, folder: Folder) -> None:
+    def __init__(self, folder: TournamentFolder) -> None:
         self.folder = folder
         command = [sys.executable, str(UNDER), "--busy-timeout", "1", "--", *folder.args]
         process = subprocess.Popen(
@@ -221,13 +193,13 @@ class LockedOut:
         self.returncode = process.returncode
         holder.wait(timeout=30)
         self.checks = folder.checks()
-        self.counts = folder.counts()
+        self.counts = counts(folder)
         self.final = folder.run()
 
 
 @pytest.fixture(scope="module")
 def locked_out(tmp_path_factory) -> LockedOut:
-    return LockedOut(Folder(tmp_path_factory.mktemp("locked-out")))
+    return LockedOut(store_folder(tmp_path_factory.mktemp("locked-out")))
 
 
 def test_a_lock_held_longer_than_the_wait_stops_the_run_with_a_clear_error(locked_out):
@@ -246,24 +218,24 @@ def test_a_run_locked_out_leaves_every_game_whole_or_pending(locked_out):
 
 def test_after_the_lock_is_released_a_run_finishes_with_the_games_of_an_uninterrupted_run(locked_out, reference):
     assert locked_out.final.returncode == 0, locked_out.final.stderr
-    assert locked_out.folder.results() == reference
+    assert locked_out.folder.games("stress") == reference
 
 
 # ---------------------------------------------------------------- where the database cannot be
 
 
 def test_a_database_folder_that_cannot_be_written_is_refused_naming_it(tmp_path):
-    folder = Folder(tmp_path)
+    folder = store_folder(tmp_path)
     closed = tmp_path / "closed"
     closed.mkdir()
     args = ("run", "t.yaml", "--db", f"sqlite:///{closed / 'arena.sqlite3'}", "-q")
     if os.geteuid() == 0:  # root writes whatever the mode says: forbid it with Landlock
         if not landlock.abi_version():
             pytest.skip("running as root on a kernel without Landlock: nothing can forbid the writes")
-        result = folder.run("--read-only", args=args)
+        result = under(folder, "--read-only", args=args)
     else:
         closed.chmod(0o555)
-        result = folder.run(args=args)
+        result = arena(*args, cwd=folder.path)
     assert result.returncode == 2
     assert re.fullmatch(
         rf"error: cannot write in the database's folder '{closed}' \(to create the lock file "
@@ -275,8 +247,8 @@ def test_a_database_folder_that_cannot_be_written_is_refused_naming_it(tmp_path)
 
 
 def test_a_database_path_through_a_file_is_refused_naming_it(tmp_path):
-    folder = Folder(tmp_path)
-    result = folder.run(args=("run", "t.yaml", "--db", f"sqlite:///{tmp_path / 't.yaml' / 'arena.sqlite3'}", "-q"))
+    store_folder(tmp_path)  # the tournament file and its bots
+    result = arena("run", "t.yaml", "--db", f"sqlite:///{tmp_path / 't.yaml' / 'arena.sqlite3'}", "-q", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr == (
         f"error: cannot put the database in '{tmp_path / 't.yaml'}': it is a file, not a folder; "
@@ -288,8 +260,8 @@ def test_a_database_path_through_a_file_is_refused_naming_it(tmp_path):
 
 
 def test_of_two_runs_of_one_tournament_started_at_once_one_plays_and_one_is_refused(tmp_path, reference):
-    folder = Folder(tmp_path)
-    both = [start_arena(*folder.args, cwd=folder.path) for _ in range(2)]
+    folder = store_folder(tmp_path)
+    both = [folder.start() for _ in range(2)]
     outcomes = sorted((p.wait(timeout=120), without_root_warning(p.stderr.read())) for p in both)
     for process in both:
         process.stdout.close()
@@ -301,20 +273,20 @@ def test_of_two_runs_of_one_tournament_started_at_once_one_plays_and_one_is_refu
         r"it first\n",
         outcomes[1][1],
     )
-    assert folder.results() == reference
+    assert folder.games("stress") == reference
 
 
 def test_two_tournaments_started_at_once_in_a_new_database_both_finish(tmp_path, reference):
-    folder = Folder(tmp_path)
-    both = [start_arena(*folder.args, "--name", name, cwd=folder.path) for name in ("stress", "stress-2")]
+    folder = store_folder(tmp_path)
+    both = [folder.start("--name", name) for name in ("stress", "stress-2")]
     outcomes = [(p.wait(timeout=120), without_root_warning(p.stderr.read())) for p in both]
     for process in both:
         process.stdout.close()
         process.stderr.close()
     assert outcomes == [(0, ""), (0, "")]
     without_ids = [game[1:] for game in reference]  # which of the two planned its games first is chance
-    assert [game[1:] for game in folder.results("stress")] == without_ids
-    assert [game[1:] for game in folder.results("stress-2")] == without_ids
+    assert [game[1:] for game in folder.games("stress")] == without_ids
+    assert [game[1:] for game in folder.games("stress-2")] == without_ids
     assert folder.checks() == ("ok", [])
 
 
@@ -333,15 +305,15 @@ class LockedAtFirst:
 
 
 def test_a_new_database_found_locked_while_switching_to_wal_is_tried_again(monkeypatch):
-    monkeypatch.setattr(store.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(database.time, "sleep", lambda seconds: None)
     cursor = LockedAtFirst(times=3)
-    store._wal(cursor)
+    database._wal(cursor)
     assert cursor.statements == ["PRAGMA journal_mode=WAL"] * 4
 
 
 def test_a_database_still_locked_after_the_wait_is_an_error(monkeypatch):
     clock = iter(range(0, 1000, 10))
-    monkeypatch.setattr(store.time, "monotonic", lambda: next(clock))
-    monkeypatch.setattr(store.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(database.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(database.time, "sleep", lambda seconds: None)
     with pytest.raises(sqlite3.OperationalError, match="locked"):
-        store._wal(LockedAtFirst(times=1000))
+        database._wal(LockedAtFirst(times=1000))

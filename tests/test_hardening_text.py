@@ -12,8 +12,10 @@ import sys
 
 import pytest
 
-from arena.config import ConfigError, parse_config
-from arena.store import Bot, open_store
+from arena.config import parse_config
+from arena.database import open_store
+from arena.errors import ConfigError
+from arena.store import Bot
 from tests.fixtures.harnesskit import BOTS, COMMANDS, arena, without_root_warning
 
 TWO_BOTS = "  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"

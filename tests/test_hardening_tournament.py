@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from arena import landlock
-from arena.store import integrity_problems, open_store
+from arena.database import open_store
+from arena.store import integrity_problems
 from tests.fixtures.harnesskit import BOTS, COMMANDS, arena, late, processes_mentioning, wait_until
 
 pytestmark = pytest.mark.slow

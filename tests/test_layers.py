@@ -15,6 +15,9 @@ PROCESS_LAYER = [
     "arena.process",
     "arena.launcher",
     "arena.worker",
+    "arena.botplayer",
+    "arena.reaper",
+    "arena.procfs",
     "arena.runner",
     "arena.sandbox",
     "arena.cgroups",
@@ -48,5 +51,6 @@ def test_the_games_import_nothing_of_the_harness():
     }
 
 
-def test_the_job_imports_only_the_records():
-    assert imported_by("arena.job") == {"arena", "arena.job", "arena.records"}
+def test_the_job_imports_only_the_records_and_the_time_model():
+    # a cluster node unpickles jobs and records with nothing of the local harness loaded
+    assert imported_by("arena.job") == {"arena", "arena.job", "arena.records", "arena.timing"}

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from arena.config import parse_config
-from arena.job import OVERLOAD_EXTRA, OVERLOAD_FACTOR
-from arena.process import BotProcess, Limit, Usage
+from arena.database import open_store
+from arena.process import BotProcess
 from arena.records import BotFault, GameRecord, Overloaded, Termination
 from arena.runner import LocalRunner
-from arena.store import open_store
+from arena.timing import OVERLOAD_EXTRA, OVERLOAD_FACTOR, Limit, Usage
 from arena.tournament import TournamentError, TournamentRun
 from arena.worker import GameWorker
 from tests.fixtures.harnesskit import job, python_bot
@@ -170,21 +170,16 @@ def test_a_game_voided_more_than_max_replays_times_stays_unplayed_and_the_run_sa
 def test_games_and_the_report_show_the_replays_and_why(monkeypatch, tmp_path):
     import json
 
-    from typer.testing import CliRunner
-
-    from arena import cli
+    from tests.fixtures.harnesskit import run_arena
 
     voided_games(monkeypatch, tmp_path, 2, times=1)
     tournament, database = run(tmp_path, replays=3)
     tournament.run(LocalRunner(1, pin=False))
-    runner = CliRunner()
-    listed = runner.invoke(cli.app, ["games", "--db", f"sqlite:///{database}", "--json"])
+    listed = run_arena("games", "--db", f"sqlite:///{database}", "--json")
     assert [(g["id"], g["replays"]) for g in json.loads(listed.output)] == [(3, 0), (2, 1), (1, 0)]
-    table = runner.invoke(cli.app, ["games", "--db", f"sqlite:///{database}"], env={"COLUMNS": "300"})
+    table = run_arena("games", "--db", f"sqlite:///{database}")
     assert "replayed 1x (machine too busy)" in table.output
-    report = runner.invoke(
-        cli.app, ["report", "overload", "--db", f"sqlite:///{database}", "--out", str(tmp_path / "report")]
-    )
+    report = run_arena("report", "overload", "--db", f"sqlite:///{database}", "--out", str(tmp_path / "report"))
     assert report.exit_code == 0, report.output
     assert "simulated overload 1" in (tmp_path / "report" / "games" / "2.html").read_text()
     assert 'Replayed</dt><dd id="total-replays">1 time:' in (tmp_path / "report" / "index.html").read_text()

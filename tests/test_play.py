@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select as query
 
-from arena.store import Game, Move, open_store
+from arena.database import open_store
+from arena.store import Game, Move
 
 FIRST_LEGAL = str(Path(__file__).parent / "fixtures" / "bots" / "first_legal.py")
 

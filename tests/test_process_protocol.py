@@ -13,9 +13,9 @@ import pytest
 
 from arena import protocol
 from arena.botspec import BotSpec
-from arena.job import TimeControl
 from arena.process import STDERR_TAIL, BotProcess
 from arena.records import Termination
+from arena.timing import TimeControl
 from tests.fixtures.harnesskit import NODE_BOT, REPO, job, needs_node, python_bot
 
 DOC = (REPO / "docs" / "protocol.md").read_text()

@@ -13,17 +13,15 @@ import time
 
 import pytest
 from sqlalchemy import delete, update
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.games import get_game
 from arena.replay import ReplayError, load_replay, replay_record
 from arena.store import Game, Move
+from tests.fixtures.harnesskit import run_arena
 from tests.test_results import DRAW, O_WINS, X_WINS
 from tests.test_results_db import FIRST_LEGAL, create, play_stage, scripted, set_status
 
 TTT = get_game("tictactoe")
-runner = CliRunner()
 #: game id -> (moves, forfeit) of the two-team tictactoe match the tests tamper with
 MATCH = {1: (X_WINS, None), 2: (DRAW, None), 3: (["4", "0"], "crash"), 4: (O_WINS, None)}
 
@@ -159,7 +157,7 @@ def test_wrong_points_are_caught():
 
 def test_replay_prints_every_position_with_the_mover_the_move_and_its_time(match):
     url, _ = match
-    result = runner.invoke(app, ["replay", "1", "--db", url])
+    result = run_arena("replay", "1", "--db", url)
     assert result.exit_code == 0, result.output
     assert "game 1 of match: tictactoe, stage match, pool A, round 1" in result.output
     assert "start; x (alpha) against o (beta)" in result.output
@@ -171,7 +169,7 @@ def test_replay_prints_every_position_with_the_mover_the_move_and_its_time(match
 
 def test_replay_ply_shows_that_position_only(match):
     url, _ = match
-    result = runner.invoke(app, ["replay", "1", "--ply", "2", "--db", url])
+    result = run_arena("replay", "1", "--ply", "2", "--db", url)
     assert result.exit_code == 0, result.output
     assert "ply 2/5: o (beta) plays 3 in 1.5 ms" in result.output
     assert "ply 1/5" not in result.output and "ply 3/5" not in result.output
@@ -181,7 +179,7 @@ def test_replay_ply_shows_that_position_only(match):
 def test_replay_delay_plays_the_game_back_from_the_ply_given(match):
     url, _ = match
     start = time.monotonic()
-    result = runner.invoke(app, ["replay", "1", "--ply", "3", "--delay", "0.05", "--db", url])
+    result = run_arena("replay", "1", "--ply", "3", "--delay", "0.05", "--db", url)
     assert result.exit_code == 0, result.output
     assert [line.split(":")[0] for line in result.output.splitlines() if line.startswith("ply ")] == [
         "ply 3/5",
@@ -194,7 +192,7 @@ def test_replay_delay_plays_the_game_back_from_the_ply_given(match):
 def test_replay_of_a_tampered_record_says_so_and_exits_non_zero(match):
     url, sessions = match
     tamper(sessions, 1, ply_3="3")
-    result = runner.invoke(app, ["replay", "1", "--db", url])
+    result = run_arena("replay", "1", "--db", url)
     assert result.exit_code != 0
     assert isinstance(result.exception, ReplayError)
     assert str(result.exception) == "game 1 does not re-play: ply 3: 3 is illegal in tictactoe: cell 3 is occupied"
@@ -203,7 +201,7 @@ def test_replay_of_a_tampered_record_says_so_and_exits_non_zero(match):
 
 def test_replay_of_an_unknown_game_says_how_to_find_games(match):
     url, _ = match
-    result = runner.invoke(app, ["replay", "77", "--db", url])
+    result = run_arena("replay", "77", "--db", url)
     assert result.exit_code != 0
     assert "no game 77 in this database (game ids run from 1 to 4); list games with 'arena games'" in str(
         result.exception
@@ -212,7 +210,7 @@ def test_replay_of_an_unknown_game_says_how_to_find_games(match):
 
 def test_replay_rejects_a_ply_the_game_does_not_have(match):
     url, _ = match
-    result = runner.invoke(app, ["replay", "1", "--ply", "6", "--db", url])
+    result = run_arena("replay", "1", "--ply", "6", "--db", url)
     assert result.exit_code != 0
     assert str(result.exception) == "game 1 has plies 0-5; --ply 6 is not one of them"
 
@@ -221,7 +219,7 @@ def test_replay_json_gives_the_record_and_whether_it_replays(match):
     import json
 
     url, _ = match
-    result = runner.invoke(app, ["replay", "3", "--json", "--db", url])
+    result = run_arena("replay", "3", "--json", "--db", url)
     data = json.loads(result.output)
     assert (data["replays"], data["termination"], data["offender"], data["winner"]) == (True, "crash", 0, 1)
     assert data["moves"] == [[0, "4", 1.5], [1, "0", 1.5]]

@@ -9,18 +9,19 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import update
-from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.database import open_store
+from arena.figures import nice_ticks, rating_chart, think_histogram
 from arena.games import get_game
+from arena.lookup import find_tournament
 from arena.rating import RatingHistory
-from arena.report import nice_ticks, rating_chart, team_file, think_histogram, write_report
-from arena.results import find_tournament, load_results
-from arena.store import Move, open_store
+from arena.report import team_file, write_report
+from arena.results import load_results
+from arena.store import Move
+from tests.fixtures.harnesskit import run_arena
 from tests.test_results import league_config, play_league
 from tests.test_results_db import create, play_stage, set_status, synthesize
 
-runner = CliRunner()
 #: the most a game page may weigh: one game's positions, not the database
 GAME_PAGE_LIMIT = 64 * 1024
 
@@ -149,7 +150,7 @@ def test_an_interrupted_tournament_is_reported_as_far_as_it_got_and_says_so(tmp_
 def test_arena_report_writes_to_reports_tournament_by_default(tmp_path, league_db, monkeypatch):
     url, _ = league_db
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["report", "--db", url])
+    result = run_arena("report", "--db", url)
     assert result.exit_code == 0, result.output
     assert (tmp_path / "reports/league/index.html").is_file()
     assert "Wrote 13 pages to reports/league/" in result.output  # 3 + 4 teams + 6 games
@@ -157,7 +158,7 @@ def test_arena_report_writes_to_reports_tournament_by_default(tmp_path, league_d
 
 def test_arena_report_of_an_unknown_tournament_says_how_to_list_them(tmp_path, league_db):
     url, _ = league_db
-    result = runner.invoke(app, ["report", "nope", "--db", url, "--out", str(tmp_path / "x")])
+    result = run_arena("report", "nope", "--db", url, "--out", str(tmp_path / "x"))
     assert result.exit_code != 0
     assert (
         str(result.exception)

@@ -7,17 +7,12 @@ import pytest
 import trueskill
 from sqlalchemy import select
 
+from arena.database import open_store
 from arena.errors import ArenaError
 from arena.games import get_game
-from arena.results import (
-    UnknownGameIdError,
-    UnknownTournamentError,
-    describe_status,
-    find_game,
-    find_tournament,
-    load_results,
-)
-from arena.store import Game, open_store
+from arena.lookup import UnknownGameIdError, UnknownTournamentError, find_game, find_tournament
+from arena.results import describe_status, load_results
+from arena.store import Game
 from tests.test_results_db import FIRST_LEGAL, create, play_stage, scripted, set_status, synthesize
 
 TTT = get_game("tictactoe")

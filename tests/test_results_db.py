@@ -16,10 +16,11 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.config import TournamentDef
+from arena.database import open_store
 from arena.games import Game, get_game
 from arena.records import FORFEITS, GameRecord, MoveRecord, Termination
 from arena.stages import advancing, plan_stage
-from arena.store import Entry, Tournament, open_store, save_record
+from arena.store import Entry, Tournament, save_record
 from arena.store import Game as GameRow
 from arena.tournament import TournamentRun
 
@@ -229,8 +230,9 @@ def test_a_scripted_forfeit_is_lost_by_the_seat_to_move():
 
 
 def test_a_game_recorded_twice_is_stored_once(tmp_path):
+    from arena.database import open_store
     from arena.records import GameRecord, MoveRecord, Termination
-    from arena.store import Game, Move, open_store, save_record
+    from arena.store import Game, Move, save_record
 
     sessions = open_store(f"sqlite:///{tmp_path / 'a.db'}")
     with sessions.begin() as session:

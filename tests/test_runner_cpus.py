@@ -10,7 +10,7 @@ import os
 import pytest
 
 from arena import runner
-from arena.runner import LocalRunner, worker_cpus
+from arena.runner import LocalRunner, choose_cpus
 from tests.fixtures.harnesskit import job, python_bot
 
 CPUS = sorted(os.sched_getaffinity(0))
@@ -28,7 +28,7 @@ CPUS = sorted(os.sched_getaffinity(0))
 )
 def test_each_worker_gets_a_cpu_of_its_own_when_there_are_enough(monkeypatch, allowed, workers, pinned):
     monkeypatch.setattr(runner.os, "sched_getaffinity", lambda pid: allowed)
-    assert worker_cpus(workers) == pinned
+    assert choose_cpus(workers, pin=True)[0] == pinned
 
 
 def bots_cpus(pin: bool) -> list[list[int]]:

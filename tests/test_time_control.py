@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from arena.job import SeatClock, TimeControl
 from arena.records import Termination
+from arena.timing import SeatClock, TimeControl
 from tests.fixtures.harnesskit import job, late, python_bot, running
 
 FIRST = python_bot("first_legal")

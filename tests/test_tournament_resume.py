@@ -12,17 +12,17 @@ import re
 import shutil
 import signal
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from arena.store import integrity_problems, open_store
 from tests.fixtures.harnesskit import (
     BOTS,
+    TournamentFolder,
     arena,
     finished_games,
     processes_mentioning,
-    start_arena,
     stop,
     wait_until,
 )
@@ -49,58 +49,29 @@ stages:
 TOTAL = 18  # 2 pools x 3 pairs x 2 games, then 6 pairs x 1 game
 
 
-class Folder:
-    """A folder with the tournament file, its bot and a database of its own."""
+def resume_folder(path: Path) -> TournamentFolder:
+    return TournamentFolder(path, TOURNAMENT, ("slow_seeded_random",))
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        shutil.copy(BOTS / "slow_seeded_random.py", path)
-        (path / "t.yaml").write_text(TOURNAMENT)
-        self.database = path / "arena.sqlite3"
-        self.args = ("run", "t.yaml", "--db", f"sqlite:///{self.database}", "-q")
 
-    def run(self):
-        return arena(*self.args, cwd=self.path)
-
-    def start(self):
-        return start_arena(*self.args, cwd=self.path)
-
-    def wait_for_games(self, process, count: int) -> None:
-        assert wait_until(lambda: finished_games(self.database) >= count or process.poll() is not None, timeout=60)
-        assert process.poll() is None, "the run ended before it could be interrupted"
-
-    def results(self) -> list[tuple]:
-        """Every game: id, stage, pool, seats, status, result and its moves."""
-        with sqlite3.connect(self.database) as connection:
-            games = connection.execute(
-                "SELECT g.id, g.stage, g.pool, a.team, b.team, g.status, g.winner, g.termination, g.plies, "
-                "(SELECT group_concat(m.move, ' ') FROM (SELECT move FROM moves WHERE game_id = g.id ORDER BY ply) m) "
-                "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id"
-            ).fetchall()
-        return games
-
-    def problems(self) -> list[str]:
-        with open_store(f"sqlite:///{self.database}").begin() as session:
-            return integrity_problems(session)
-
-    def status(self) -> str:
-        with sqlite3.connect(self.database) as connection:
-            return connection.execute("SELECT status FROM tournaments").fetchone()[0]
+def status(folder: TournamentFolder) -> str:
+    """The tournament's status as stored."""
+    with closing(sqlite3.connect(folder.database)) as connection:
+        return connection.execute("SELECT status FROM tournaments").fetchone()[0]
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> list[tuple]:
     """The results of the tournament played without interruption."""
-    folder = Folder(tmp_path_factory.mktemp("reference"))
+    folder = resume_folder(tmp_path_factory.mktemp("reference"))
     result = folder.run()
     assert result.returncode == 0, result.stderr
-    return folder.results()
+    return folder.games()
 
 
 class Killed:
     """Killed with SIGKILL twice (in the groups, then in the final), each time run again."""
 
-    def __init__(self, folder: Folder) -> None:
+    def __init__(self, folder: TournamentFolder) -> None:
         self.folder = folder
         self.survivors: list[list[str]] = []
         self.stored_at_kill: list[int] = []
@@ -116,7 +87,7 @@ class Killed:
 
 @pytest.fixture(scope="module")
 def killed(tmp_path_factory) -> Killed:
-    return Killed(Folder(tmp_path_factory.mktemp("killed")))
+    return Killed(resume_folder(tmp_path_factory.mktemp("killed")))
 
 
 def test_the_tournament_is_long_enough_to_be_killed_in_the_middle(killed):
@@ -130,14 +101,14 @@ def test_no_process_outlives_a_sigkilled_run(killed):
 
 def test_a_run_killed_twice_and_resumed_ends_with_the_games_of_an_uninterrupted_run(killed, reference):
     assert killed.final.returncode == 0, killed.final.stderr
-    assert killed.folder.results() == reference
+    assert killed.folder.games() == reference
 
 
 def test_a_killed_and_resumed_run_stores_every_game_once_and_consistently(killed):
-    results = killed.folder.results()
+    results = killed.folder.games()
     assert (len(results), [r[5] for r in results]) == (TOTAL, ["finished"] * TOTAL)
-    assert killed.folder.problems() == []
-    assert killed.folder.status() == "finished"
+    assert killed.folder.checks()[1] == []
+    assert status(killed.folder) == "finished"
 
 
 def test_the_reference_run_is_complete(reference):
@@ -160,7 +131,7 @@ def children(pid: int) -> list[int]:
 
 
 def test_a_worker_killed_in_the_middle_of_a_run_is_replaced_and_its_game_played_again(tmp_path, reference):
-    folder = Folder(tmp_path)
+    folder = resume_folder(tmp_path)
     process = folder.start()
     folder.wait_for_games(process, 3)
     workers = children(process.pid)
@@ -168,7 +139,7 @@ def test_a_worker_killed_in_the_middle_of_a_run_is_replaced_and_its_game_played_
     os.kill(workers[0], signal.SIGKILL)
     _stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 0, stderr
-    assert folder.results() == reference
+    assert folder.games() == reference
     assert re.search(
         r"WARNING worker arena-worker-\d+ died \(exit .*\) during game \d+; playing it again",
         (tmp_path / "resume.log").read_text(),
@@ -182,7 +153,7 @@ class Interrupted:
     cannot finish meanwhile however slow the machine is: its workers finish their games and
     wait for it, and the bots' time is not touched."""
 
-    def __init__(self, folder: Folder) -> None:
+    def __init__(self, folder: TournamentFolder) -> None:
         self.folder = folder
         process = folder.start()
         folder.wait_for_games(process, 3)
@@ -199,14 +170,14 @@ class Interrupted:
         wait_until(lambda: not processes_mentioning(str(folder.path)), timeout=5)
         self.survivors = processes_mentioning(str(folder.path))
         self.stored = finished_games(folder.database)
-        self.problems = folder.problems()
-        self.status = folder.status()
+        self.problems = folder.checks()[1]
+        self.status = status(folder)
         self.final = folder.run()
 
 
 @pytest.fixture(scope="module")
 def interrupted(tmp_path_factory) -> Interrupted:
-    return Interrupted(Folder(tmp_path_factory.mktemp("interrupted")))
+    return Interrupted(resume_folder(tmp_path_factory.mktemp("interrupted")))
 
 
 def test_a_second_run_of_a_running_tournament_is_refused(interrupted):
@@ -237,7 +208,7 @@ def test_ctrl_c_leaves_the_database_consistent_and_the_tournament_interrupted(in
 
 def test_a_run_stopped_with_ctrl_c_resumes_to_the_games_of_an_uninterrupted_run(interrupted, reference):
     assert interrupted.final.returncode == 0, interrupted.final.stderr
-    assert interrupted.folder.results() == reference
+    assert interrupted.folder.games() == reference
 
 
 # ---------------------------------------------------------------- changes under the same name

@@ -10,8 +10,9 @@ import pytest
 from arena.botspec import BotSpec
 from arena.errors import BotParameterError
 from arena.games import get_game
-from arena.job import GameJob, TimeControl
+from arena.job import GameJob
 from arena.records import Termination
+from arena.timing import TimeControl
 from arena.worker import GameWorker
 from bots import unreliable
 

@@ -8,18 +8,16 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from arena.commands.common import (
     DEFAULT_DB,
     MAX_MOVE_TIME,
     Db,
     Json,
-    cells,
     check_text,
     out,
     parse_params,
-    print_json,
+    print_listing,
     sessions,
     warn_if_root,
 )
@@ -36,26 +34,21 @@ def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 
     with sessions(db, read_only=True).begin() as session:
         rows = bot_rows(session)
-    if as_json:
-        print_json(rows)
-        return
-    if not rows:
-        out().print("No bots yet: add one with 'arena register PATH_OR_MODULE --name NAME'.")
-        return
-    table = Table("name", "version", "kind", "target", "params", "games", "description")
-    for r in rows:
-        table.add_row(
-            *cells(
-                r["name"],
-                f"v{r['version']}" + ("" if r["registered"] else " (declared)"),
-                r["kind"],
-                r["target"],
-                json.dumps(r["params"]) if r["params"] else "",
-                ", ".join(r["games"] or []),
-                r["description"] or "",
-            )
-        )
-    out().print(table)
+    print_listing(
+        rows,
+        as_json,
+        ("name", "version", "kind", "target", "params", "games", "description"),
+        lambda r: (
+            r["name"],
+            f"v{r['version']}" + ("" if r["registered"] else " (declared)"),
+            r["kind"],
+            r["target"],
+            json.dumps(r["params"]) if r["params"] else "",
+            ", ".join(r["games"] or []),
+            r["description"] or "",
+        ),
+        empty="No bots yet: add one with 'arena register PATH_OR_MODULE --name NAME'.",
+    )
 
 
 @app.command()

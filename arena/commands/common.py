@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from arena.errors import ArenaError
@@ -55,9 +57,30 @@ def print_json(data: Any) -> None:
     typer.echo(json.dumps(clean_data(data), indent=2, default=str))
 
 
+def print_listing(
+    rows: list[dict[str, Any]],
+    as_json: bool,
+    columns: Sequence[str],
+    row_cells: Callable[[dict[str, Any]], Sequence[object]],
+    empty: str | None = None,
+) -> None:
+    """A listing command's ``rows``: as JSON, ``empty`` when there are none (if given), else a
+    table of ``columns``, each row's cells given by ``row_cells``."""
+    if as_json:
+        print_json(rows)
+        return
+    if not rows and empty is not None:
+        out().print(empty)
+        return
+    table = Table(*columns)
+    for row in rows:
+        table.add_row(*cells(*row_cells(row)))
+    out().print(table)
+
+
 def sessions(db: str, read_only: bool = False) -> sessionmaker[Session]:
     """The database at ``db``; ``read_only`` for commands that only look (they never create it)."""
-    from arena.store import open_store
+    from arena.database import open_store
 
     return open_store(db, read_only=read_only)
 
@@ -96,8 +119,10 @@ def warn_if_root() -> None:
 
 def parse_params(items: list[str]) -> dict[str, Any]:
     """``key=value`` options as a dict; values are read as YAML (1, 0.5, true, text, [1, 2]),
-    within the tournament file's bounds (``config.load_yaml``); text that is not YAML stays text."""
-    from arena.config import ConfigError, load_yaml, not_plain
+    within the tournament file's bounds (``yamlfile.load_yaml``); text that is not YAML stays text."""
+    from arena.config import not_plain
+    from arena.errors import ConfigError
+    from arena.yamlfile import load_yaml
 
     params: dict[str, Any] = {}
     for item in items:

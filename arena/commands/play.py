@@ -46,10 +46,10 @@ def play(
     """Play a game against a bot; type 'help' at the prompt for the commands."""
     from arena import roster
     from arena.games import get_game
-    from arena.job import ClockKind, TimeControl
     from arena.play import play_against, symbol
     from arena.roster import bot_row
     from arena.store import Bot
+    from arena.timing import ClockKind, TimeControl
 
     chosen = get_game(game)
     try:

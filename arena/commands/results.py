@@ -11,11 +11,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.commands.common import DEFAULT_DB, Db, Json, cells, err, out, print_json, sessions
+from arena.commands.common import DEFAULT_DB, Db, Json, err, out, print_json, print_listing, sessions
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
-    from arena.results import Results, StageTable
+    from arena.results import Results
+    from arena.tables import StageTable
 from arena.text import printable
 
 app = typer.Typer()
@@ -28,25 +29,20 @@ def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 
     with sessions(db, read_only=True).begin() as session:
         rows = tournament_rows(session)
-    if as_json:
-        print_json(rows)
-        return
-    if not rows:
-        out().print("No tournaments yet: run one with 'arena run [FILE]'.")
-        return
-    table = Table("name", "game", "status", "teams", "games", "created")
-    for r in rows:
-        table.add_row(
-            *cells(
-                r["name"],
-                r["game"],
-                r["status"],
-                r["teams"],
-                f"{r['games_finished']}/{r['games_planned']}",
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])),
-            )
-        )
-    out().print(table)
+    print_listing(
+        rows,
+        as_json,
+        ("name", "game", "status", "teams", "games", "created"),
+        lambda r: (
+            r["name"],
+            r["game"],
+            r["status"],
+            r["teams"],
+            f"{r['games_finished']}/{r['games_planned']}",
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])),
+        ),
+        empty="No tournaments yet: run one with 'arena run [FILE]'.",
+    )
 
 
 @app.command(name="games")
@@ -63,30 +59,28 @@ def list_games(
 
     with sessions(db, read_only=True).begin() as session:
         rows, _ = game_rows(session, tournament, bot, limit)
-    if as_json:
-        print_json(rows)
-        return
-    table = Table("id", "tournament", "stage/pool", "first", "second", "result", "ending", "plies")
-    for r in rows:
+
+    def row_cells(r: dict[str, Any]) -> tuple[object, ...]:
         result = RESULTS[r["winner"]] if r["status"] == "finished" else r["status"]
         ending = r["termination"] or ""
         if r["offender"] is not None:
             ending += f" ({[r['first'], r['second']][r['offender']]})"
         if r["replays"]:
             ending += f"{', ' if ending else ''}replayed {r['replays']}x (machine too busy)"
-        table.add_row(
-            *cells(
-                r["id"],
-                r["tournament"],
-                f"{r['stage']}/{r['pool']}",
-                r["first"],
-                r["second"],
-                result,
-                ending,
-                r["plies"] or "",
-            )
+        return (
+            r["id"],
+            r["tournament"],
+            f"{r['stage']}/{r['pool']}",
+            r["first"],
+            r["second"],
+            result,
+            ending,
+            r["plies"] or "",
         )
-    out().print(table)
+
+    print_listing(
+        rows, as_json, ("id", "tournament", "stage/pool", "first", "second", "result", "ending", "plies"), row_cells
+    )
 
 
 #: the longest pause between two moves of a replay, in seconds
@@ -146,7 +140,8 @@ def leaderboard(
     as_json: Json = False,
 ) -> None:
     """The leaderboard by TrueSkill (μ − 3σ), or a stage's pool standings with the course tie-breaks."""
-    from arena.results import describe_status, find_tournament, load_results
+    from arena.lookup import find_tournament
+    from arena.results import describe_status, load_results
 
     if pool is not None and stage is None:
         raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
@@ -334,8 +329,8 @@ def report(
     db: Db = DEFAULT_DB,
 ) -> None:
     """Write the tournament's HTML report: a static site that works offline (open index.html)."""
+    from arena.lookup import find_tournament
     from arena.report import write_report
-    from arena.results import find_tournament
 
     start = time.monotonic()
     store = sessions(db, read_only=True)

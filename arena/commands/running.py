@@ -43,7 +43,8 @@ def run(
     """Run the tournament in FILE, or resume it if it exists already."""
     from pydantic import ValidationError
 
-    from arena.config import ConfigError, load_config
+    from arena.config import load_config
+    from arena.errors import ConfigError
     from arena.runner import LocalRunner
     from arena.stages import expected_games
     from arena.tournament import Progress, TournamentRun, run_lock

@@ -223,3 +223,26 @@ class State(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} ply={self.ply} to_move={self.to_move}>"
+
+
+#: ``ResultState._result`` while the game goes on, and for a draw (else: the winning seat)
+ONGOING, DRAWN = -1, 2
+
+
+class ResultState(State):
+    """A state that keeps how its game stands in one int, ``_result``: ``ONGOING``, the winning
+    seat, or ``DRAWN`` (the tic-tac-toe family)."""
+
+    __slots__ = ()
+
+    _result: int
+    #: the outcome of each ``_result`` but ``ONGOING``: seat 0 won, seat 1 won, a draw
+    OUTCOMES: tuple[Outcome, Outcome, Outcome] = (WIN[0], WIN[1], DRAW)
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._result != ONGOING
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return None if self._result == ONGOING else self.OUTCOMES[self._result]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games.base import DRAW, WIN, Game, IllegalMoveError, Move, Outcome, State
+from arena.games.base import DRAWN, ONGOING, Game, IllegalMoveError, Move, Outcome, ResultState
 
 LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
 FULL = 0b111111111
@@ -18,8 +18,6 @@ WINS = tuple(any(mask & line == line for line in LINES) for mask in range(512))
 #: CELLS[mask]: the cell indexes of the set bits of a 9-bit mask, increasing
 CELLS = tuple(tuple(i for i in range(9) if mask >> i & 1) for mask in range(512))
 
-_ONGOING, _DRAWN = -1, 2
-
 
 def _result(x: int, o: int) -> int:
     """-1 while the game goes on, else the winning seat, or 2 for a draw."""
@@ -27,7 +25,7 @@ def _result(x: int, o: int) -> int:
         return 0
     if WINS[o]:
         return 1
-    return _DRAWN if x | o == FULL else _ONGOING
+    return DRAWN if x | o == FULL else ONGOING
 
 
 _PLAYOUT_TABLE: dict[int, tuple[tuple[int, ...], int]] | None = None
@@ -45,7 +43,7 @@ def _playout_table() -> dict[int, tuple[tuple[int, ...], int]]:
             if code in table:
                 continue
             result = _result(x, o)
-            if result != _ONGOING:
+            if result != ONGOING:
                 table[code] = ((), result)
                 continue
             x_moves = bin(x).count("1") == bin(o).count("1")
@@ -54,12 +52,9 @@ def _playout_table() -> dict[int, tuple[tuple[int, ...], int]]:
                 child = (x | 1 << cell, o) if x_moves else (x, o | 1 << cell)
                 children.append(child[0] | child[1] << 9)
                 stack.append(child)
-            table[code] = (tuple(children), _ONGOING)
+            table[code] = (tuple(children), ONGOING)
         _PLAYOUT_TABLE = table
     return _PLAYOUT_TABLE
-
-
-_OUTCOMES = (WIN[0], WIN[1], DRAW)
 
 
 class TicTacToe(Game):
@@ -83,7 +78,7 @@ class TicTacToe(Game):
         return str(move)
 
 
-class TicTacToeState(State):
+class TicTacToeState(ResultState):
     """A tic-tac-toe position: the cells of ``x`` (seat 0) and ``o`` (seat 1) as 9-bit masks."""
 
     game: TicTacToe
@@ -99,19 +94,21 @@ class TicTacToeState(State):
 
     @property
     def ply(self) -> int:  # type: ignore[override]
+        """The number of moves played (the stones on the board)."""
         return (self.x | self.o).bit_count()
 
     @property
     def to_move(self) -> int:  # type: ignore[override]
+        """The seat to move: x (0) after an even number of moves."""
         return self.ply & 1
 
     def legal_moves(self) -> list[Move]:
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return []
         return list(CELLS[FULL & ~(self.x | self.o)])
 
     def is_legal(self, move: Move) -> bool:
-        return self._result == _ONGOING and type(move) is int and 0 <= move < 9 and not (self.x | self.o) >> move & 1
+        return self._result == ONGOING and type(move) is int and 0 <= move < 9 and not (self.x | self.o) >> move & 1
 
     def play(self, move: Move) -> TicTacToeState:
         if not self.is_legal(move):
@@ -122,19 +119,11 @@ class TicTacToeState(State):
         return TicTacToeState(self.game, self.x, self.o | bit, move)
 
     def _why_illegal(self, move: object) -> str:
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return "the game is over"
         if type(move) is not int or not 0 <= move < 9:
             return "there is no such cell (cells are 0-8)"
         return f"cell {move} is occupied"
-
-    @property
-    def is_terminal(self) -> bool:
-        return self._result != _ONGOING
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return None if self._result == _ONGOING else _OUTCOMES[self._result]
 
     def random_playout(self, rng: random.Random) -> Outcome:
         table = _playout_table()
@@ -142,7 +131,7 @@ class TicTacToeState(State):
         children, result = table[self.x | self.o << 9]
         while result < 0:
             children, result = table[children[int(rand() * len(children))]]
-        return _OUTCOMES[result]
+        return ResultState.OUTCOMES[result]
 
     def cells(self) -> str:
         """The board as nine characters ``x``, ``o`` or ``.``, row by row."""

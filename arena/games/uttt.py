@@ -13,11 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from arena.games.base import DRAW, WIN, Game, IllegalMoveError, Move, Outcome, State
+from arena.games.base import DRAWN, ONGOING, WIN, Game, IllegalMoveError, Move, Outcome, ResultState
 from arena.games.tictactoe import CELLS, FULL, WINS
 
-_ONGOING, _DRAWN = -1, 2
-_OUTCOMES = (WIN[0], WIN[1], DRAW)
 _SEAT_LETTERS = "xo"
 
 #: MOVES[b][empty]: the moves (b * 9 + cell) on the empty cells of small board b, increasing
@@ -41,7 +39,7 @@ class UltimateTicTacToe(Game):
 
     def initial_state(self) -> UltimateTicTacToeState:
         empty = (0,) * 9
-        return UltimateTicTacToeState(self, (empty, empty), None, None, 0, (0, 0), 0, _ONGOING)
+        return UltimateTicTacToeState(self, (empty, empty), None, None, 0, (0, 0), 0, ONGOING)
 
     def parse_move(self, text: str) -> Move:
         """``"B C"``; any spaces around and between, or a comma between, are accepted."""
@@ -56,7 +54,7 @@ class UltimateTicTacToe(Game):
         return f"{move // 9} {move % 9}"
 
 
-class UltimateTicTacToeState(State):
+class UltimateTicTacToeState(ResultState):
     """An ultimate tic-tac-toe position.
 
     Read-only members for bots:
@@ -98,10 +96,11 @@ class UltimateTicTacToeState(State):
 
     @property
     def to_move(self) -> int:  # type: ignore[override]
+        """The seat to move: x (0) after an even number of moves."""
         return self.ply & 1
 
     def legal_moves(self) -> list[Move]:
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return []
         x, o = self.masks
         board = self.forced_board
@@ -113,7 +112,7 @@ class UltimateTicTacToeState(State):
         return moves
 
     def is_legal(self, move: Move) -> bool:
-        if self._result != _ONGOING or type(move) is not int or not 0 <= move < 81:
+        if self._result != ONGOING or type(move) is not int or not 0 <= move < 81:
             return False
         board, cell = divmod(move, 9)
         forced = self.forced_board
@@ -132,7 +131,7 @@ class UltimateTicTacToeState(State):
         small = mine[board] | 1 << cell
         mine = mine[:board] + (small,) + mine[board + 1 :]
         masks = (mine, theirs) if seat == 0 else (theirs, mine)
-        won, closed, result = self._won, self._closed, _ONGOING
+        won, closed, result = self._won, self._closed, ONGOING
         if WINS[small]:
             big = won[seat] | 1 << board
             won = (big, won[1]) if seat == 0 else (won[0], big)
@@ -141,9 +140,9 @@ class UltimateTicTacToeState(State):
                 result = seat
         elif small | theirs[board] == FULL:
             closed |= 1 << board
-        if result == _ONGOING and closed == FULL:
+        if result == ONGOING and closed == FULL:
             result = _full_board_result(won, self.game.params["tiebreak"] == "boards")
-        forced = None if result != _ONGOING or closed >> cell & 1 else cell
+        forced = None if result != ONGOING or closed >> cell & 1 else cell
         return UltimateTicTacToeState(self.game, masks, forced, move, self.ply + 1, won, closed, result)
 
     def _move_text(self, move: object) -> str:
@@ -152,7 +151,7 @@ class UltimateTicTacToeState(State):
         return repr(move)
 
     def _why_illegal(self, move: object) -> str:
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return "the game is over"
         if type(move) is not int or not 0 <= move < 81:
             return "there is no such cell (moves are the ints 0-80, board * 9 + cell)"
@@ -166,14 +165,6 @@ class UltimateTicTacToeState(State):
     def _board_state(self, board: int) -> str:
         status = self.small_status()[board]
         return "drawn" if status == "d" else f"won by {status}"
-
-    @property
-    def is_terminal(self) -> bool:
-        return self._result != _ONGOING
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return None if self._result == _ONGOING else _OUTCOMES[self._result]
 
     def small_status(self) -> str:
         """The nine small boards, in order: ``x``/``o`` won, ``d`` full without a line,
@@ -217,9 +208,9 @@ class UltimateTicTacToeState(State):
         return "\n".join(rows)
 
     def _next_text(self) -> str:
-        if self._result == _DRAWN:
+        if self._result == DRAWN:
             return "game over: draw"
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return f"game over: {_SEAT_LETTERS[self._result]} wins"
         player = _SEAT_LETTERS[self.to_move]
         if self.forced_board is None:
@@ -232,8 +223,8 @@ class UltimateTicTacToeState(State):
         return {"cells": self.cells(), "small": self.small_status(), "forced": self.forced_board}
 
     def random_playout(self, rng: random.Random) -> Outcome:
-        if self._result != _ONGOING:
-            return _OUTCOMES[self._result]
+        if self._result != ONGOING:
+            return ResultState.OUTCOMES[self._result]
         tables = _move_tables()
         x_table = tables[0]
         seat = self.ply & 1
@@ -282,7 +273,7 @@ class UltimateTicTacToeState(State):
                         return WIN[mover]
                 closed |= 1 << board
                 if closed == FULL:
-                    return _OUTCOMES[_full_board_result((won[0], won[1]), tiebreak)]
+                    return ResultState.OUTCOMES[_full_board_result((won[0], won[1]), tiebreak)]
                 open_boards = OPEN_BOARDS[closed]
                 slots = 9 * len(open_boards)
             # Swapping the two tables is how the turn passes: no seat variable to keep.
@@ -298,7 +289,7 @@ def _full_board_result(won: tuple[int, int], tiebreak: bool) -> int:
         x, o = won[0].bit_count(), won[1].bit_count()
         if x != o:
             return 0 if x > o else 1
-    return _DRAWN
+    return DRAWN
 
 
 # --- tables of the random playouts ------------------------------------------------------------

@@ -9,8 +9,7 @@ board's place on its big board, row by row; a cell inside a small board is the b
 ``(row % 3) * 3 + col % 3``. ``board_of``, ``cell_of`` and ``move_at`` convert between the two.
 
 The state keeps each player's cells as 18 9-bit masks (``State.masks``). Random playouts use
-their own representation, built from the state: each small board is one base-3 number, and a
-table lists, for every small-board position and player, the position after each empty cell.
+their own representation, built from the state (arena/games/xtreme_playout.py).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ import random
 import re
 from typing import Any
 
-from arena.games.base import Game, IllegalMoveError, Move, Outcome, State
+from arena.games.base import DRAWN, ONGOING, Game, IllegalMoveError, Move, Outcome, ResultState
 from arena.games.tictactoe import CELLS, FULL, WINS
 
 #: points of a big board's 9 small boards in a drawn game, by place, row by row:
@@ -34,7 +33,6 @@ WIN_OUTCOMES = (Outcome(0, (WIN_POINTS, 0)), Outcome(1, (0, WIN_POINTS)))
 POINTS9 = tuple(sum(BOARD_POINTS[i] for i in CELLS[mask]) for mask in range(512))
 ALL_BOARDS = (1 << 18) - 1
 
-_ONGOING, _DRAWN = -1, 2
 _MOVES = range(162)
 #: _ROW_TEXT[x][o]: a small board's 3-cell row as text, from the row's 3-bit x and o masks
 _ROW_TEXT = tuple(
@@ -101,7 +99,7 @@ class Xtreme(Game):
 
     def initial_state(self) -> XtremeState:
         empty = (0,) * 18
-        return XtremeState(self, (empty, empty), 0, (0, 0), 0, False, None, 0, _ONGOING)
+        return XtremeState(self, (empty, empty), 0, (0, 0), 0, False, None, 0, ONGOING)
 
     def parse_move(self, text: str) -> Move:
         """Lenient: ``1 4 4``, ``1,4,4``, ``(1, 4, 4)``, ``[1, 4, 4]`` are the same move."""
@@ -124,7 +122,7 @@ class Xtreme(Game):
         return f"{move // 81} {move % 81 // 9} {move % 9}"
 
 
-class XtremeState(State):
+class XtremeState(ResultState):
     """An Xtreme tic-tac-toe position.
 
     Public, read-only members for bots:
@@ -177,7 +175,7 @@ class XtremeState(State):
 
     def _allowed(self) -> int:
         """18-bit mask of the small boards the next move may use (0 when the game is over)."""
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return 0
         open_boards = ALL_BOARDS ^ self.closed
         if self.last_move is None:
@@ -195,7 +193,7 @@ class XtremeState(State):
     # -- the protocol ------------------------------------------------------------------------
 
     def legal_moves(self) -> list[Move]:
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return []
         xs, os = self.masks
         closed = self.closed
@@ -220,7 +218,7 @@ class XtremeState(State):
         return moves
 
     def is_legal(self, move: Move) -> bool:
-        if self._result != _ONGOING or type(move) is not int or not 0 <= move < 162:
+        if self._result != ONGOING or type(move) is not int or not 0 <= move < 162:
             return False
         board = BOARD_OF[move]
         if not self._allowed() >> board & 1:
@@ -239,7 +237,7 @@ class XtremeState(State):
         mask = mine[board] | bit
         mine = mine[:board] + (mask,) + mine[board + 1 :]
         masks = (mine, masks[1]) if seat == 0 else (masks[0], mine)
-        closed, won, result = self.closed, self.won, _ONGOING
+        closed, won, result = self.closed, self.won, ONGOING
         won_board = WINS[mask]
         if won_board:
             closed |= 1 << board
@@ -249,10 +247,10 @@ class XtremeState(State):
                 result = seat
         elif mask | masks[1 - seat][board] == FULL:
             closed |= 1 << board
-        if result == _ONGOING and closed == ALL_BOARDS:
-            result = _DRAWN
+        if result == ONGOING and closed == ALL_BOARDS:
+            result = DRAWN
         # a board won by a move that is not itself a bonus move earns a bonus move
-        bonus = won_board and not self.bonus and result == _ONGOING
+        bonus = won_board and not self.bonus and result == ONGOING
         return XtremeState(
             self.game, masks, closed, won, seat if bonus else 1 - seat, bonus, move, self.ply + 1, result
         )
@@ -263,7 +261,7 @@ class XtremeState(State):
                 f"move {move!r} is illegal in xtreme: there is no such cell (moves are 0-161, k * 81 + row * 9 + col)"
             )
         text = self.game.format_move(move)
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return f"{text} is illegal in xtreme: the game is over"
         board, cell = BOARD_OF[move], CELL_OF[move]
         xs, os = self.masks
@@ -278,15 +276,11 @@ class XtremeState(State):
         return f"{text} is illegal in xtreme: wrong small board, {board_name(board)}; the move must be in {allowed}"
 
     @property
-    def is_terminal(self) -> bool:
-        return self._result != _ONGOING
-
-    @property
     def outcome(self) -> Outcome | None:
         result = self._result
-        if result == _ONGOING:
+        if result == ONGOING:
             return None
-        if result == _DRAWN:
+        if result == DRAWN:
             return Outcome(None, draw_points(*self.won))
         return WIN_OUTCOMES[result]
 
@@ -300,9 +294,11 @@ class XtremeState(State):
         """Uniformly random legal moves to the end (a free move is uniform over every empty
         cell of every open small board). The outcome is what ``outcome`` would be at the end:
         86 to 0 for a win, each player's small-board points for a draw."""
-        if self._result != _ONGOING:
+        if self._result != ONGOING:
             return self.outcome  # type: ignore[return-value]
-        return _playout(self, rng)
+        from arena.games.xtreme_playout import playout
+
+        return playout(self, rng)
 
     # -- display -----------------------------------------------------------------------------
 
@@ -365,170 +361,3 @@ class XtremeState(State):
             "allowed": self.allowed_boards(),
             "bonus": self.bonus,
         }
-
-
-# -- the playout engine ----------------------------------------------------------------------
-#
-# A small board is one base-3 number s = sum(cell value * 3**i), cell value 0 empty, 1 x, 2 o:
-# 3**9 = 19,683 positions, so whole-board facts are one table lookup. A closed board is
-# replaced by a sentinel (_WON or _FULL) with no empty cell, so "is it open" is "has it moves".
-
-_POSITIONS = 3**9
-_WON = _POSITIONS  # sentinel: a board the mover just won
-_FULL = _POSITIONS + 1  # sentinel: a board drawn (full without a line)
-#: TERNARY[mask]: the base-3 number with a 1 at each set bit of the 9-bit ``mask``
-TERNARY = tuple(sum(3**i for i in CELLS[mask]) for mask in range(512))
-
-_TABLES: tuple[list[tuple[tuple[int, int], ...]], list[tuple[tuple[int, int], ...]], list[int]] | None = None
-
-
-def _playout_tables() -> tuple[list[tuple[tuple[int, int], ...]], list[tuple[tuple[int, int], ...]], list[int]]:
-    """(children for x, children for o, number of empty cells), indexed by board position.
-
-    children[s] lists, for each empty cell i of an open board s in increasing order, the pair
-    (position after the player takes i, i); the position is _WON or _FULL when the move closes
-    the board. Sentinels and closed positions have no children and count 0 empty cells.
-    Built on first use (about 0.1 s)."""
-    global _TABLES
-    if _TABLES is None:
-        kids: tuple[list[Any], list[Any]] = ([()] * (_POSITIONS + 2), [()] * (_POSITIONS + 2))
-        counts = [0] * (_POSITIONS + 2)
-        masks = [(0, 0)] * _POSITIONS
-        for s in range(_POSITIONS):
-            x = o = 0
-            rest = s
-            for i in range(9):
-                rest, value = divmod(rest, 3)
-                if value == 1:
-                    x |= 1 << i
-                elif value == 2:
-                    o |= 1 << i
-            masks[s] = (x, o)
-        for s in range(_POSITIONS):
-            x, o = masks[s]
-            if WINS[x] or WINS[o] or x | o == FULL:
-                continue
-            empty = CELLS[FULL ^ (x | o)]
-            counts[s] = len(empty)
-            for seat, table in enumerate(kids):
-                children = []
-                for i in empty:
-                    child = s + (seat + 1) * 3**i
-                    cx, co = masks[child]
-                    children.append((_WON if WINS[cx] or WINS[co] else _FULL if cx | co == FULL else child, i))
-                table[s] = tuple(children)
-        _TABLES = (kids[0], kids[1], counts)
-    return _TABLES
-
-
-def _playout_start(state: XtremeState) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
-    """The playout's view of ``state``: the base-3 positions of big board 0's and big board 1's
-    small boards by place (closed ones as _FULL, plus a _FULL sentinel at place 9), the number of
-    empty cells in open boards, and the number of closed boards. Cached on the state, so
-    repeated playouts from one state (flat Monte Carlo) skip it."""
-    start = state._start
-    if start is None:
-        counts = _playout_tables()[2]
-        xs, os = state.masks
-        closed = state.closed
-        boards = [_FULL if closed >> b & 1 else TERNARY[xs[b]] + 2 * TERNARY[os[b]] for b in range(18)]
-        big0 = (*boards[:9], _FULL)
-        big1 = (*boards[9:], _FULL)
-        start = big0, big1, sum(counts[s] for s in boards), closed.bit_count()
-        state._start = start
-    return start
-
-
-def _playout(state: XtremeState, rng: random.Random) -> Outcome:
-    """A uniformly random game from the (unfinished) ``state``; its outcome.
-
-    The hot loop is written for CPython's specialising interpreter: locals only, list
-    subscripts with small ints, literal constants (19683 is _WON), one pair unpacked per move,
-    and no function call but the random number."""
-    kids_x, kids_o, counts = _playout_tables()
-    start0, start1, free, closed_count = _playout_start(state)
-    # The small boards of big board 0 and of big board 1 by place; place 9 is a closed
-    # sentinel, so "no correspondence" (the first move) is c = 9, which makes a free move.
-    big0 = list(start0)
-    big1 = list(start1)
-    won_x, won_o = state.won
-    # small boards won, a 9-bit mask per seat and big board, at index seat * 2 + k
-    won = [won_x & FULL, won_x >> 9, won_o & FULL, won_o >> 9]
-    mine, theirs = (kids_x, kids_o) if state.to_move == 0 else (kids_o, kids_x)
-    last = state.last_move
-    c = 9 if last is None else CELL_OF[last]
-    bonus = state.bonus
-    # getrandbits(30) % n rather than int(random() * n): no float and no int() call, about
-    # 20% of a move's cost saved; the bias, under n / 2**30, is as invisible as the float's
-    rand = rng.getrandbits
-    wins = WINS
-    while True:
-        a = big0[c]
-        b = big1[c]
-        na = counts[a]
-        n = na + counts[b]
-        place = c
-        free -= 1  # the running count of empty cells in open boards, for free moves
-        if n:
-            r = rand(30) % n
-            if r < na:
-                s, c = mine[a][r]
-                big0[place] = s
-                if s < 19683:  # the board stays open: the usual case, the other player moves
-                    mine, theirs = theirs, mine
-                    bonus = False
-                    continue
-                k = 0
-            else:
-                s, c = mine[b][r - na]
-                big1[place] = s
-                if s < 19683:
-                    mine, theirs = theirs, mine
-                    bonus = False
-                    continue
-                a = b
-                k = 1
-        else:
-            # free move: uniform over every empty cell of every open board; walk to the r-th
-            r = rand(30) % (free + 1)
-            k = 0
-            grid = big0
-            for place in range(9):
-                a = big0[place]
-                if r < counts[a]:
-                    break
-                r -= counts[a]
-            else:
-                k = 1
-                grid = big1
-                for place in range(9):
-                    a = big1[place]
-                    if r < counts[a]:
-                        break
-                    r -= counts[a]
-            s, c = mine[a][r]
-            grid[place] = s
-            if s < 19683:
-                mine, theirs = theirs, mine
-                bonus = False
-                continue
-        # the move closed its board (a is the board before it): its empty cells are gone
-        closed_count += 1
-        free -= counts[a] - 1
-        if s == 19683:
-            seat = 0 if mine is kids_x else 1
-            i = seat * 2 + k
-            w = won[i] | 1 << place
-            won[i] = w
-            if wins[w]:
-                return WIN_OUTCOMES[seat]
-            if closed_count == 18:
-                break
-            if not bonus:  # a bonus move: the same player again, and only once
-                bonus = True
-                continue
-        elif closed_count == 18:
-            break
-        mine, theirs = theirs, mine
-        bonus = False
-    return Outcome(None, draw_points(won[0] | won[1] << 9, won[2] | won[3] << 9))

@@ -1,0 +1,201 @@
+"""The tables a tournament's results are made of (arena/results.py reads them from the
+database): its teams, its games, the leaderboard's lines, the stages with their pools'
+standings, the crosstable's cells and the totals."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.config import StageDef
+from arena.lookup import pool_name
+from arena.records import Termination
+from arena.standings import Standing, Tally
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    """A team of the tournament and the bot version it played with."""
+
+    entry_id: int
+    number: int
+    name: str
+    bot: str
+    version: int
+    kind: str
+    target: str
+    params: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Think:
+    """One seat's thinking in one game: its moves, their total and longest wall time (ms)."""
+
+    moves: int = 0
+    total_ms: float = 0.0
+    max_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class GameSummary:
+    """A scheduled game as the results see it (its moves are read separately)."""
+
+    id: int
+    stage: int
+    pool: int
+    round: int
+    first: str
+    second: str
+    status: str
+    winner: int | None
+    points: tuple[float, float] | None  # by the tournament's scoring
+    raw_points: tuple[float, float] | None  # as the game reported them (xtreme: course points)
+    termination: str | None
+    offender: int | None
+    detail: str | None
+    plies: int | None
+    started_at: float | None
+    finished_at: float | None
+    stderr: tuple[str | None, str | None] = (None, None)
+    think: tuple[Think, Think] = (Think(), Think())
+    #: why it was voided and played again, each time (the machine was too busy to time it)
+    voids: tuple[str, ...] = ()
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game was played to its end (normally or by a forfeit)."""
+        return self.status == "finished"
+
+    @property
+    def seats(self) -> tuple[str, str]:
+        """The two teams, in seat order."""
+        return (self.first, self.second)
+
+    @property
+    def forfeit(self) -> str | None:
+        """The kind of forfeit that ended the game, or ``None``."""
+        if self.offender is None or self.termination is None:
+            return None
+        try:
+            return self.termination if Termination(self.termination).is_forfeit else None
+        except ValueError:
+            return self.termination
+
+    def score_of(self, team: str) -> str:
+        """``W``, ``D`` or ``L`` from ``team``'s side (``-`` while unplayed)."""
+        if not self.finished:
+            return "-"
+        if self.winner is None:
+            return "D"
+        return "W" if self.seats[self.winner] == team else "L"
+
+
+@dataclass(slots=True)
+class LeaderboardLine:
+    """One team's line of the leaderboard, ranked by the conservative rating μ − 3σ."""
+
+    rank: int
+    team: str
+    bot: str
+    conservative: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    points: float
+    course_points: float | None
+    forfeits: dict[str, int]
+    moves: int
+    mean_ms: float | None
+    max_ms: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The line as JSON-ready data."""
+        return {
+            "rank": self.rank,
+            "team": self.team,
+            "bot": self.bot,
+            "rating": round(self.conservative, 4),
+            "mu": round(self.mu, 4),
+            "sigma": round(self.sigma, 4),
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "points": self.points,
+            "course_points": self.course_points,
+            "forfeits": dict(self.forfeits),
+            "moves": self.moves,
+            "mean_ms": None if self.mean_ms is None else round(self.mean_ms, 3),
+            "max_ms": self.max_ms,
+        }
+
+
+@dataclass(slots=True)
+class PoolTable:
+    """A pool's standings, with the course tie-breaks, and who went on from it."""
+
+    stage: int
+    pool: int
+    lines: list[Standing]
+    advanced: frozenset[str]
+    planned: int
+    finished: int
+
+    @property
+    def name(self) -> str:
+        """The pool's letter (A, B, ...)."""
+        return pool_name(self.pool)
+
+
+@dataclass(slots=True)
+class StageTable:
+    """A stage: its definition, its pools and how far it got."""
+
+    number: int
+    definition: StageDef
+    pools: list[PoolTable]
+    planned: int
+    finished: int
+
+    @property
+    def name(self) -> str:
+        """The stage's name in the tournament file."""
+        return self.definition.name
+
+    @property
+    def status(self) -> str:
+        """``not started``, ``in progress`` or ``complete``."""
+        if not self.planned:
+            return "not started"
+        return "complete" if self.finished == self.planned else "in progress"
+
+
+@dataclass(slots=True)
+class CrossCell(Tally):
+    """What a team scored against one opponent over all their games."""
+
+    against: float = 0.0
+
+    @property
+    def share(self) -> float:
+        """The team's share of the points of these games (0.5 when none were scored)."""
+        total = self.points + self.against
+        return self.points / total if total else 0.5
+
+
+@dataclass(slots=True)
+class Totals:
+    """The tournament in figures."""
+
+    expected: int
+    planned: int
+    finished: int
+    moves: int
+    forfeits: Counter[str] = field(default_factory=Counter)
+    draws: int = 0
+    replays: int = 0  # games played again because the machine was too busy to time them
