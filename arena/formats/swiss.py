@@ -45,18 +45,16 @@ class SwissRound:
     bye: str | None
 
 
-def _colour_ok(balance_first: int, balance_second: int) -> bool:
-    return abs(balance_first + 1) <= max(1, abs(balance_first)) and abs(balance_second - 1) <= max(
-        1, abs(balance_second)
-    )
+def _colour_ok(first: int, second: int) -> bool:
+    """Whether balances ``first`` (moving first) and ``second`` stay within 1, or get no worse."""
+    return abs(first + 1) <= max(1, abs(first)) and abs(second - 1) <= max(1, abs(second))
 
 
 class _Search:
     """Depth-first pairing of an even field in rank order under one set of rules."""
 
-    def __init__(self, ranked: list[str], scores: Mapping[str, float], met: Counter, balance: Mapping[str, int],
-                 repeats: bool, colours: bool) -> None:
-        self.ranked = ranked
+    def __init__(self, scores: Mapping[str, float], met: Counter, balance: Mapping[str, int], repeats: bool,
+                 colours: bool) -> None:
         self.scores = scores
         self.met = met
         self.balance = balance
@@ -66,6 +64,7 @@ class _Search:
         self.steps = 0
 
     def allowed(self, a: str, b: str) -> bool:
+        """Whether ``a`` may meet ``b`` under this search's rules."""
         if not self.repeats and self.met[frozenset((a, b))]:
             return False
         if self.colours:
@@ -74,6 +73,7 @@ class _Search:
         return True
 
     def candidates(self, remaining: tuple[str, ...]) -> list[str]:
+        """The allowed opponents of the top remaining player, the preferred first."""
         top, rest = remaining[0], remaining[1:]
         score = self.scores.get(top, 0.0)
         group = [p for p in rest if self.scores.get(p, 0.0) == score]
@@ -87,6 +87,8 @@ class _Search:
         return [p for p in ordered if self.allowed(top, p)]
 
     def pair(self, remaining: tuple[str, ...]) -> list[tuple[str, str]] | None:
+        """A pairing of ``remaining`` (in rank order), or ``None`` if there is none (or the
+        search ran out of steps)."""
         if not remaining:
             return []
         if remaining in self.failed or self.steps > SEARCH_STEPS:
@@ -134,7 +136,7 @@ def swiss_round(
     else:
         bye_options = [None]
     for repeats, colour_rule in ((False, True), (False, False), (True, False)):
-        search = _Search(ranked, scores, met, colours, repeats, colour_rule)
+        search = _Search(scores, met, colours, repeats, colour_rule)
         for bye in bye_options:
             found = search.pair(tuple(p for p in ranked if p != bye))
             if found is not None:  # (a dead end is one whichever bye led to it: search.failed is kept)
