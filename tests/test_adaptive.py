@@ -1,0 +1,74 @@
+"""Adaptive pairings: games go to the bots whose intervals straddle the advancement cut (and the
+podium places), within the budget and the per-bot load of a batch."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from arena.elo import expected_score
+from arena.formats import FormatError, adaptive_pairings, play_adaptive
+
+#: eight bots, P2 and P3 almost equal, the others 400 Elo apart
+TRUE_ELO = {"P0": 1200, "P1": 800, "P2": 400, "P3": 390, "P4": 0, "P5": -400, "P6": -800, "P7": -1200}
+BOTS = list(TRUE_ELO)
+
+
+def four_games_a_pair() -> list[tuple[str, str, float]]:
+    """A round robin of 4 games a pair, each pair's wins the nearest whole number to 4 E: P2 and
+    P3 draw their match 2-2 and score the same against everyone else (3rd/4th place tied)."""
+    games = []
+    for i, a in enumerate(BOTS):
+        for b in BOTS[i + 1 :]:
+            wins = round(4 * expected_score(TRUE_ELO[a] - TRUE_ELO[b]))
+            games += [(a, b, 1.0)] * wins + [(a, b, 0.0)] * (4 - wins)
+    return games
+
+
+GAMES = four_games_a_pair()
+
+
+def test_the_first_pair_is_the_two_bots_tied_at_the_cut_colours_swapped():
+    batch = adaptive_pairings(GAMES, BOTS, 3, len(GAMES) + 2, podium=0)
+    assert sorted(batch) == [("P2", "P3"), ("P3", "P2")]
+
+
+def test_bots_whose_intervals_are_clear_of_the_cut_get_no_games():
+    batch = adaptive_pairings(GAMES, BOTS, 3, len(GAMES) + 1000, podium=0)
+    playing = {bot for game in batch for bot in game}
+    assert playing == {"P2", "P3"}
+
+
+def test_the_podium_brings_in_the_bots_around_the_top_places():
+    batch = adaptive_pairings(GAMES, BOTS, 3, len(GAMES) + 1000)
+    assert ("P0", "P1") in batch or ("P1", "P0") in batch
+    assert not {"P6", "P7"} & {bot for game in batch for bot in game}
+
+
+def test_each_bot_plays_at_most_per_player_pairings_a_batch():
+    batch = adaptive_pairings(GAMES, BOTS, 3, len(GAMES) + 1000, per_player=1, games_per_pair=2)
+    pairings = Counter(bot for game in batch[::2] for bot in game)
+    assert max(pairings.values()) == 1
+
+
+def test_a_batch_never_exceeds_the_budget_left_or_the_batch_size():
+    assert len(adaptive_pairings(GAMES, BOTS, 3, len(GAMES) + 3)) == 3
+    assert len(adaptive_pairings(GAMES, BOTS, 3, len(GAMES) + 1000, batch=5)) == 5
+    assert adaptive_pairings(GAMES, BOTS, 3, len(GAMES)) == []
+
+
+def test_play_adaptive_spends_exactly_the_budget_and_advances_the_top_k():
+    def stronger_wins(pairs):
+        return [1.0 if TRUE_ELO[a] > TRUE_ELO[b] else 0.0 for a, b in pairs]
+
+    run = play_adaptive(GAMES, BOTS, 3, len(GAMES) + 100, stronger_wins)
+    assert len(run.games) == len(GAMES) + 100
+    assert run.advancing == ("P0", "P1", "P2")
+    assert run.batches >= 1
+
+
+@pytest.mark.parametrize("k", [0, 8])
+def test_a_cut_outside_the_field_is_an_error(k):
+    with pytest.raises(FormatError, match="the cut k must be between 1 and 7"):
+        adaptive_pairings(GAMES, BOTS, k, len(GAMES) + 10)
