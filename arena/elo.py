@@ -57,7 +57,7 @@ class EloError(ArenaError, ValueError):
 
 def expected_score(elo_difference: float) -> float:
     """The mean score of a player ``elo_difference`` Elo stronger than its opponent."""
-    return 1.0 / (1.0 + 10.0 ** (-elo_difference / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo_difference / 400.0))
 
 
 def elo_difference(score: float) -> float:
@@ -247,8 +247,10 @@ def _check_finite(field: _Field) -> None:
     group = reach(0, met)
     if len(group) < n:
         inside = sorted(field.names[i] for i in group)
-        raise EloError(f"players {_names(inside)} never met the others: their ratings cannot be compared "
-                       "(connect the field, or fit with prior_draws > 0)")
+        raise EloError(
+            f"players {_names(inside)} never met the others: their ratings cannot be compared "
+            "(connect the field, or fit with prior_draws > 0)"
+        )
     conceded: list[set[int]] = [set() for _ in range(n)]  # conceded[j]: players who took points from j
     for i in range(n):
         for j in scored[i]:
@@ -261,8 +263,10 @@ def _check_finite(field: _Field) -> None:
             inside = sorted(field.names[i] for i in group)
             outside = sorted(field.names[i] for i in range(n) if i not in group)
             winners, losers = (outside, inside) if closed_lost else (inside, outside)
-            raise EloError(f"players {_names(winners)} won every game against {_names(losers)}: their Elo difference "
-                           "has no finite maximum-likelihood value (fit with prior_draws > 0)")
+            raise EloError(
+                f"players {_names(winners)} won every game against {_names(losers)}: their Elo difference "
+                "has no finite maximum-likelihood value (fit with prior_draws > 0)"
+            )
 
 
 def _names(names: Sequence[str], most: int = 6) -> str:
@@ -392,8 +396,9 @@ def fit_elo(
             half = 0.0
         lines.append(PlayerElo(name, elo, elo - half, elo + half, field.games[i], field.points[i]))
     lines.sort(key=lambda line: (-line.elo, line.name))
-    return EloFit(tuple(lines), tuple(field.names), tuple(tuple(row) for row in cov), confidence, anchor,
-                  anchor_elo, prior_draws)
+    return EloFit(
+        tuple(lines), tuple(field.names), tuple(tuple(row) for row in cov), confidence, anchor, anchor_elo, prior_draws
+    )
 
 
 def strengths(fit: EloFit) -> list[float]:
@@ -471,12 +476,19 @@ def _stats(counts: Sequence[int], values: Sequence[float], confidence: float) ->
     score = sum(c * v for c, v in zip(counts, values)) / n
     variance = sum(c * (v - score) ** 2 for c, v in zip(counts, values)) / n
     stderr = math.sqrt(variance / n)
-    if stderr == 0.0:
-        los = 0.5 if score == 0.5 else float(score > 0.5)
-    else:
-        los = _NORMAL.cdf((score - 0.5) / stderr)
-    return MatchStats(tuple(counts), n, score, variance, stderr, elo_difference(score),
-                      elo_difference(score - z * stderr), elo_difference(score + z * stderr), los, confidence)
+    los = (0.5 if score == 0.5 else float(score > 0.5)) if stderr == 0.0 else _NORMAL.cdf((score - 0.5) / stderr)
+    return MatchStats(
+        tuple(counts),
+        n,
+        score,
+        variance,
+        stderr,
+        elo_difference(score),
+        elo_difference(score - z * stderr),
+        elo_difference(score + z * stderr),
+        los,
+        confidence,
+    )
 
 
 def game_stats(counts: Sequence[int], confidence: float = 0.95) -> MatchStats:

@@ -43,9 +43,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.elo import expected_score, fit_elo  # noqa: E402
-from arena.formats import play_adaptive, play_knockout, play_swiss  # noqa: E402
-from arena.schedule import round_robin  # noqa: E402
+from arena.elo import expected_score, fit_elo
+from arena.formats import play_adaptive, play_knockout, play_swiss
+from arena.schedule import round_robin
 
 FORMATS = ("round robin", "swiss", "knockout", "adaptive")
 SWISS_ROUNDS = 14
@@ -197,9 +197,11 @@ def main(argv: list[str] | None = None) -> int:
         results = list(pool.map(tournament, [settings] * len(seeds), seeds, chunksize=4))
     seconds = time.perf_counter() - start
     budget = settings.bots * (settings.bots - 1)
-    print(f"{args.tournaments} tournaments of {args.bots} bots (true Elo ~ N(0, {args.spread:g})), top {args.top}, "
-          f"draw rate {args.draws:g} between equals, budget {budget} games (two round robins); "
-          f"{seconds:.0f} s with {args.jobs} jobs")
+    print(
+        f"{args.tournaments} tournaments of {args.bots} bots (true Elo ~ N(0, {args.spread:g})), top {args.top}, "
+        f"draw rate {args.draws:g} between equals, budget {budget} games (two round robins); "
+        f"{seconds:.0f} s with {args.jobs} jobs"
+    )
     print(f"{'format':<12} {'exact top ' + str(args.top):>16} {'mean |rank error|':>18} {'games':>7}")
     exact_of = {}
     for name in FORMATS:
@@ -207,16 +209,23 @@ def main(argv: list[str] | None = None) -> int:
         share = sum(o.exact for o in mine) / len(mine)
         error = math.sqrt(share * (1 - share) / len(mine))
         exact_of[name] = share
-        print(f"{name:<12} {share:>9.1%} +-{error:>4.1%} {statistics.fmean(o.rank_error for o in mine):>18.2f} "
-              f"{statistics.fmean(o.games for o in mine):>7.0f}")
+        print(
+            f"{name:<12} {share:>9.1%} +-{error:>4.1%} {statistics.fmean(o.rank_error for o in mine):>18.2f} "
+            f"{statistics.fmean(o.games for o in mine):>7.0f}"
+        )
     adaptive, plain = exact_of["adaptive"], exact_of["round robin"]
     ratio = adaptive / plain if plain else math.inf
     # the ratio's standard error by the delta method (the two shares taken as independent)
-    spread = ratio * math.sqrt((1 - adaptive) / (adaptive * len(seeds)) + (1 - plain) / (plain * len(seeds))) \
-        if adaptive and plain else math.nan
+    spread = (
+        ratio * math.sqrt((1 - adaptive) / (adaptive * len(seeds)) + (1 - plain) / (plain * len(seeds)))
+        if adaptive and plain
+        else math.nan
+    )
     met = ratio >= 2.0
-    print(f"target: adaptive finds the exact top {args.top} at least twice as often as the round robin: "
-          f"{ratio:.2f} (+-{spread:.2f}) times as often: {'met' if met else 'NOT met'}")
+    print(
+        f"target: adaptive finds the exact top {args.top} at least twice as often as the round robin: "
+        f"{ratio:.2f} (+-{spread:.2f}) times as often: {'met' if met else 'NOT met'}"
+    )
     return 0 if met else 1
 
 

@@ -45,7 +45,11 @@ def test_a_knockout_with_byes_places_the_bye_holders_by_the_round_they_reach():
 
     result = play_knockout(SEEDS[:6], first_mover_wins, games=1)
     assert [(m.high, m.low, m.scores) for m in result.rounds[0]] == [
-        ("s1", None, ()), ("s4", "s5", (1.0,)), ("s2", None, ()), ("s3", "s6", (1.0,))]
+        ("s1", None, ()),
+        ("s4", "s5", (1.0,)),
+        ("s2", None, ()),
+        ("s3", "s6", (1.0,)),
+    ]
     assert result.places[-1] == ("s5", "s6")
 
 
@@ -95,9 +99,14 @@ def test_a_gauntlet_pairs_each_named_bot_with_every_other_bot_once_per_game():
     assert games[half:] == [(b, a) for a, b in games[:half]]  # the second leg swaps colours
 
 
-@pytest.mark.parametrize("named, field, games_per_pair", [
-    (["A"], list("ABCDE"), 1), (["A", "B", "C"], list("ABCDEFG"), 1), (["A", "B", "C", "D"], list("ABCDEFGH"), 3),
-])
+@pytest.mark.parametrize(
+    ("named", "field", "games_per_pair"),
+    [
+        (["A"], list("ABCDE"), 1),
+        (["A", "B", "C"], list("ABCDEFG"), 1),
+        (["A", "B", "C", "D"], list("ABCDEFGH"), 3),
+    ],
+)
 def test_every_bot_of_a_gauntlet_moves_first_in_half_its_games_give_or_take_one(named, field, games_per_pair):
     balance = Counter()
     for first, second in gauntlet(named, field, games_per_pair):

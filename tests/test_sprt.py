@@ -10,7 +10,7 @@ import pytest
 
 from arena.elo import expected_score
 from arena.errors import ArenaError
-from arena.sprt import H0, H1, CONTINUE, SprtError, bounds, constrained_mle, llr, sprt
+from arena.sprt import CONTINUE, H0, H1, SprtError, bounds, constrained_mle, llr, sprt
 
 
 def hand_llr(counts: tuple[int, int, int], elo0: float, elo1: float) -> float:
@@ -69,8 +69,9 @@ def test_llr_is_close_to_the_normal_approximation_for_many_games():
     mean = (draws / 2 + wins) / n
     variance = (draws / 4 + wins) / n - mean**2
     s0, s1 = expected_score(0), expected_score(5)
-    assert llr((losses, draws, wins), 0, 5) == pytest.approx(n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance),
-                                                             rel=2e-3)
+    assert llr((losses, draws, wins), 0, 5) == pytest.approx(
+        n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance), rel=2e-3
+    )
 
 
 def test_no_results_give_an_llr_of_zero():
@@ -80,13 +81,11 @@ def test_no_results_give_an_llr_of_zero():
 
 def test_a_long_run_of_wins_accepts_h1():
     state = sprt(0, 5)
-    for games in range(1, 1001):
+    while not state.finished and state.games < 1000:
         state = state.add_game(1)
-        if state.finished:
-            break
     assert state.decision == H1
     assert state.llr >= state.upper
-    assert games == 207  # with zero draws and losses taken as 0.001 each
+    assert state.games == 207  # with zero draws and losses taken as 0.001 each
 
 
 def test_a_long_run_of_losses_accepts_h0():
@@ -130,14 +129,17 @@ def test_a_state_started_from_counts_reads_its_decision_from_them():
     assert state.llr == pytest.approx(llr((100, 0, 400), 0, 5))
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: sprt(5, 0), "elo0 must be below elo1"),
-    (lambda: sprt(0, 5, alpha=0.6, beta=0.5), "alpha and beta"),
-    (lambda: sprt(0, 5, model="normalized"), "model must be"),
-    (lambda: sprt(0, 5, counts=(1, 2)), "has 3 counts"),
-    (lambda: sprt(0, 5).add_game(0.25), "0, 0.5 or 1"),
-    (lambda: llr((1, 2, 3, 4), 0, 5), "counts are 3"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: sprt(5, 0), "elo0 must be below elo1"),
+        (lambda: sprt(0, 5, alpha=0.6, beta=0.5), "alpha and beta"),
+        (lambda: sprt(0, 5, model="normalized"), "model must be"),
+        (lambda: sprt(0, 5, counts=(1, 2)), "has 3 counts"),
+        (lambda: sprt(0, 5).add_game(0.25), "0, 0.5 or 1"),
+        (lambda: llr((1, 2, 3, 4), 0, 5), "counts are 3"),
+    ],
+)
 def test_bad_settings_are_errors_a_user_can_read(call, message):
     with pytest.raises(SprtError, match=message):
         call()

@@ -122,8 +122,8 @@ def test_random_tournaments_keep_every_pairing_rule_whenever_some_pairing_can():
         size = rng.randint(2, 10)
         players = [f"p{i}" for i in range(size)]
         rounds = rng.randint(1, size + 1)
-        scores = Counter({p: 0.0 for p in players})
-        balance = Counter({p: 0 for p in players})
+        scores = Counter(dict.fromkeys(players, 0.0))
+        balance = Counter(dict.fromkeys(players, 0))
         byes: Counter = Counter()
         met: Counter = Counter()
         history: list[tuple[str, str | None]] = []

@@ -96,7 +96,7 @@ def adaptive_pairings(
         fit = fit_elo(games, field, confidence=confidence, prior_draws=prior_draws)
     stakes = _stakes(fit, k, podium, podium_weight)
     elo = {line.name: line.elo for line in fit.players}
-    met: Counter = Counter(frozenset((a, b)) for a, b, _ in games)
+    met: Counter[frozenset[str]] = Counter(frozenset((a, b)) for a, b, _ in games)
     values = []
     for i, a in enumerate(field):
         for b in field[i + 1 :]:
@@ -107,11 +107,11 @@ def adaptive_pairings(
             value = stake * 4.0 * p * (1.0 - p) / (1.0 + met[frozenset((a, b))] / games_per_pair)
             values.append((value, a, b))
     values.sort(key=lambda item: (-item[0], item[1], item[2]))
-    firsts: Counter = Counter()
+    firsts: Counter[str] = Counter()
     for a, b, _ in games:
         firsts[a] += 1
         firsts[b] -= 1
-    load: Counter = Counter()
+    load: Counter[str] = Counter()
     chosen: list[tuple[str, str]] = []
     for _value, a, b in values:
         if len(chosen) >= room:
@@ -121,8 +121,8 @@ def adaptive_pairings(
         load[a] += 1
         load[b] += 1
         first, second = (a, b) if firsts[a] <= firsts[b] else (b, a)
-        for number in range(min(games_per_pair, room - len(chosen))):
-            chosen.append((first, second) if number % 2 == 0 else (second, first))
+        pairs = min(games_per_pair, room - len(chosen))
+        chosen.extend((first, second) if number % 2 == 0 else (second, first) for number in range(pairs))
     return chosen
 
 
@@ -160,9 +160,20 @@ def play_adaptive(
     fit = fit_elo(played, field, confidence=confidence, prior_draws=prior_draws)
     batches = 0
     while True:
-        pairings = adaptive_pairings(played, field, k, total_games, batch=batch, games_per_pair=games_per_pair,
-                                     per_player=per_player, podium=podium, podium_weight=podium_weight,
-                                     confidence=confidence, prior_draws=prior_draws, fit=fit)
+        pairings = adaptive_pairings(
+            played,
+            field,
+            k,
+            total_games,
+            batch=batch,
+            games_per_pair=games_per_pair,
+            per_player=per_player,
+            podium=podium,
+            podium_weight=podium_weight,
+            confidence=confidence,
+            prior_draws=prior_draws,
+            fit=fit,
+        )
         if not pairings:
             break
         scores = list(play(pairings))

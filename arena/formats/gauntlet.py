@@ -51,7 +51,7 @@ def balanced_colours(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         ends.append((player, virtual))
     used = [False] * len(ends)
     oriented: dict[int, tuple[str | None, str | None]] = {}
-    position = {player: 0 for player in links}
+    position = dict.fromkeys(links, 0)
     for start in list(links):
         here = start
         while True:

@@ -53,8 +53,14 @@ def _colour_ok(first: int, second: int) -> bool:
 class _Search:
     """Depth-first pairing of an even field in rank order under one set of rules."""
 
-    def __init__(self, scores: Mapping[str, float], met: Counter, balance: Mapping[str, int], repeats: bool,
-                 colours: bool) -> None:
+    def __init__(
+        self,
+        scores: Mapping[str, float],
+        met: Counter[frozenset[str]],
+        balance: Mapping[str, int],
+        repeats: bool,
+        colours: bool,
+    ) -> None:
         self.scores = scores
         self.met = met
         self.balance = balance
@@ -120,8 +126,8 @@ def swiss_round(
     """
     field = check_players(players, least=2)
     known = set(field)
-    met: Counter = Counter()
-    byes: Counter = Counter()
+    met: Counter[frozenset[str]] = Counter()
+    byes: Counter[str] = Counter()
     for entry in history:
         first, second = entry
         if second is None:
@@ -180,8 +186,8 @@ def play_swiss(
     field = check_players(players, least=2)
     if rounds < 0:
         raise FormatError(f"rounds must be >= 0, got {rounds}")
-    scores = {p: 0.0 for p in field}
-    colours = {p: 0 for p in field}
+    scores = dict.fromkeys(field, 0.0)
+    colours = dict.fromkeys(field, 0)
     history: list[tuple[str, str | None]] = []
     played = []
     for number in range(rounds):
