@@ -369,4 +369,5 @@ def register(
 # Command groups kept in their own modules register themselves on ``app`` when imported.
 from arena import cli_reports  # noqa: E402,F401
 from arena import cli_play  # noqa: E402,F401
+from arena import cli_learning  # noqa: E402,F401
 
