@@ -37,7 +37,8 @@ def dataset(
     with sessions(db).begin() as session:
         data, left_out = export_dataset(session, tournaments, game)
     _write(data.save, out, "dataset")
-    skipped = f"; left out {left_out} finished games that did not end normally (forfeits)" if left_out else ""
+    games = "game" if left_out == 1 else "games"
+    skipped = f"; left out {left_out} finished {games} that did not end normally" if left_out else ""
     console.print(f"wrote {len(data)} positions of {data.games} {escape(data.game.name)} games "
                   f"({escape(', '.join(data.sources))}) to {escape(str(out))}{skipped}", highlight=False)
 

@@ -8,9 +8,8 @@ plays the most probable legal move (ties broken with its generator) or, with a
 with its generator: 1 samples the network's own distribution, higher is more adventurous.
 
 Parameters: ``model`` (the model file ``arena train nnpolicy`` wrote, for the game played;
-required: without one the bot refuses to play; a relative path is read from the bot's working
-folder, so in a tournament give it absolute: docs/learning.md), ``temperature`` (default 0:
-always the most probable move).
+required: without one the bot refuses to play; in a tournament keep it in the bot's package,
+docs/learning.md), ``temperature`` (default 0: always the most probable move).
 """
 
 from __future__ import annotations

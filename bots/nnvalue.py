@@ -8,8 +8,8 @@ a move that gives the opponent the turn, 1 minus the network's value; after an x
 move, the value itself), and plays the best; ties are broken with its generator.
 
 Parameters: ``model`` (the model file ``arena train nnvalue`` wrote, for the game played;
-required: without one the bot refuses to play). A relative path is read from the bot's working
-folder; in a tournament give it absolute (docs/learning.md: what the sandbox must allow).
+required: without one the bot refuses to play). In a tournament the sandbox lets a bot read its
+own package only: keep the model there (docs/learning.md).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def test_dataset_writes_the_positions_and_says_what_it_left_out(db, tmp_path):
     result = invoke("dataset", "league", "--out", str(tmp_path / "d.npz"), "--db", db)
     assert result.exit_code == 0, result.output
     assert result.output == (f"wrote 14 positions of 2 tictactoe games (league) to {tmp_path / 'd.npz'}; left out 1 "
-                             "finished games that did not end normally (forfeits)\n")
+                             "finished game that did not end normally\n")
     assert len(load_dataset(tmp_path / "d.npz")) == 14
 
 
