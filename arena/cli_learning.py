@@ -39,8 +39,10 @@ def dataset(
     _write(data.save, out, "dataset")
     games = "game" if left_out == 1 else "games"
     skipped = f"; left out {left_out} finished {games} that did not end normally" if left_out else ""
+    # soft_wrap: a long path stays on one line, whole, whatever the terminal's width
     console.print(f"wrote {len(data)} positions of {data.games} {escape(data.game.name)} games "
-                  f"({escape(', '.join(data.sources))}) to {escape(str(out))}{skipped}", highlight=False)
+                  f"({escape(', '.join(data.sources))}) to {escape(str(out))}{skipped}", highlight=False,
+                  soft_wrap=True)
 
 
 def _hidden(text: str) -> tuple[int, ...]:
@@ -99,7 +101,7 @@ def train(
             data, _ = export_dataset(session, from_db, game)
 
     def progress(epoch: int, loss: float) -> None:
-        console.print(f"epoch {epoch}/{epochs}: loss {loss:.4f}", highlight=False)
+        console.print(f"epoch {epoch}/{epochs}: loss {loss:.4f}", highlight=False, soft_wrap=True)
 
     network, report = train_network(kind, data, settings, player, progress)
     _write(network.save, out, "model file")
@@ -109,4 +111,4 @@ def train(
         held = f"; {report.held_out} held out: loss {report.holdout_loss:.4f}{accuracy}"
     console.print(f"trained {kind} for {escape(data.game.name)} on {report.positions} positions of {data.games} "
                   f"games in {report.seconds:.1f} s{held}; wrote {escape(str(out))} (layers "
-                  f"{'-'.join(map(str, network.sizes))})", highlight=False)
+                  f"{'-'.join(map(str, network.sizes))})", highlight=False, soft_wrap=True)

@@ -30,12 +30,13 @@ def invoke(*args: str):
     return runner.invoke(app, list(args), env={"COLUMNS": "500"})
 
 
-def test_dataset_writes_the_positions_and_says_what_it_left_out(db, tmp_path):
-    result = invoke("dataset", "league", "--out", str(tmp_path / "d.npz"), "--db", db)
+def test_dataset_writes_the_positions_and_says_what_it_left_out_on_one_line(db, tmp_path):
+    out = tmp_path / ("positions-" * 12 + ".npz")  # longer than a terminal line: still not wrapped
+    result = invoke("dataset", "league", "--out", str(out), "--db", db)
     assert result.exit_code == 0, result.output
-    assert result.output == (f"wrote 14 positions of 2 tictactoe games (league) to {tmp_path / 'd.npz'}; left out 1 "
-                             "finished game that did not end normally\n")
-    assert len(load_dataset(tmp_path / "d.npz")) == 14
+    assert result.output == (f"wrote 14 positions of 2 tictactoe games (league) to {out}; left out 1 finished game "
+                             "that did not end normally\n")
+    assert len(load_dataset(out)) == 14
 
 
 def test_train_from_the_database_writes_a_model_the_bots_accept(db, tmp_path):
