@@ -30,8 +30,11 @@ def invoke(*args: str):
     return runner.invoke(app, list(args), env={"COLUMNS": "500"})
 
 
-def test_dataset_writes_the_positions_and_says_what_it_left_out_on_one_line(db, tmp_path):
-    out = tmp_path / ("positions-" * 12 + ".npz")  # longer than a terminal line: still not wrapped
+def test_dataset_writes_the_positions_and_says_what_it_left_out_on_one_line(db, tmp_path, monkeypatch):
+    from rich.console import Console
+
+    monkeypatch.setattr("arena.cli_learning.console", Console(width=80))  # a narrow terminal: nothing wraps
+    out = tmp_path / ("positions-" * 12 + ".npz")
     result = invoke("dataset", "league", "--out", str(out), "--db", db)
     assert result.exit_code == 0, result.output
     assert result.output == (f"wrote 14 positions of 2 tictactoe games (league) to {out}; left out 1 finished game "
