@@ -101,6 +101,7 @@ def train(
             data, _ = export_dataset(session, from_db, game)
 
     def progress(epoch: int, loss: float) -> None:
+        """Say each epoch's mean loss as it ends."""
         console.print(f"epoch {epoch}/{epochs}: loss {loss:.4f}", highlight=False, soft_wrap=True)
 
     network, report = train_network(kind, data, settings, player, progress)

@@ -195,6 +195,7 @@ def _bits(board: int, count: int) -> np.ndarray:
 
 def _othello_rows(squares: int) -> Callable[[Sequence[State]], np.ndarray]:
     def rows(states: Sequence[State]) -> np.ndarray:
+        """The othello rows of ``states``: discs from the side to move, then the legal moves."""
         mine = np.array([_bits(state.discs(state.to_move), squares) for state in states])
         theirs = np.array([_bits(state.discs(1 - state.to_move), squares) for state in states])
         return np.concatenate([mine, theirs, 1 - (mine | theirs), _legal_rows(states, squares + 1)], axis=1)

@@ -50,10 +50,12 @@ class Bot:
 
     @property
     def name(self) -> str:
+        """The module's name without ``bots.``."""
         return self.module.removeprefix("bots.")
 
     @property
     def label(self) -> str:
+        """The name and the parameters, for the printed figures."""
         args = ",".join(f"{k}={v}" for k, v in self.params)
         return self.name + (f"({args})" if args else "")
 
@@ -163,6 +165,7 @@ def loss_probability(path: str, seat: int) -> float:
     cache: dict[tuple[int, int], float] = {}
 
     def lose(state) -> float:
+        """The probability of losing from ``state`` on."""
         key = (state.x, state.o)
         if key not in cache:
             if state.is_terminal:
@@ -209,6 +212,7 @@ def run_tournament() -> None:
 
 
 def main() -> None:
+    """Play, train, measure and print, for each game asked."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="tictactoe,uttt", help="comma-separated: tictactoe, uttt")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes playing games")

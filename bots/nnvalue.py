@@ -35,9 +35,11 @@ class FileParam(Param):
     opens and checks the file, and says what it needs when there is none)."""
 
     def accepts(self) -> str:
+        """What the parameter accepts, in words."""
         return "the path of a file"
 
     def check(self, value: Any) -> Any:
+        """``value`` if it is non-empty text or ``None``, else ``ValueError``."""
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise ValueError
         return value
