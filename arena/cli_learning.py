@@ -71,9 +71,10 @@ def train(
     learning_rate: Annotated[float, typer.Option(help="Adam's step size.")] = 0.001,
     holdout: Annotated[float, typer.Option(help="Share of the games held out to measure it on.")] = 0.0,
     augment: Annotated[bool, typer.Option(help="Show positions turned and mirrored too.")] = True,
-    player: Annotated[list[str], typer.Option("--player", help="Learn only from this team's moves (repeatable; "
-                                                               "default: a policy learns from players who did "
-                                                               "not lose).")] = [],  # noqa: B006
+    player: Annotated[list[str], typer.Option("--player", help="Learn only from positions where this team moved "
+                                                               "(repeatable; default: all for a value network, "
+                                                               "those of players who did not lose for a "
+                                                               "policy).")] = [],  # noqa: B006
     db: Db = DEFAULT_DB,
 ) -> None:
     """Train a network for the nnvalue or nnpolicy bot on stored games and write its model file."""

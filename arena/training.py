@@ -5,11 +5,14 @@ weights. A value network (``nnvalue``) learns the game's outcome for the side to
 log-loss of its sigmoid output (a draw is the target 0.5); a policy network (``nnpolicy``)
 learns the move played with the cross-entropy of its softmax over the legal moves. By default
 a policy learns only from the moves of players who did not lose the game (a strong player's
-moves are what it is meant to predict); ``players`` picks whose moves instead.
+moves are what it is meant to predict) and a value network from every position; ``players``
+keeps, for either, only the positions where one of those players was to move. Unless told not
+to, each position is shown turned or mirrored by a symmetry of the game drawn at random.
 
-Everything random (the initial weights, the order of the positions in each epoch, the games
-held out) comes from one generator seeded with ``seed``, and nothing else varies, so the same
-seed and the same dataset give the same network, and the same model file byte for byte.
+Everything random (the initial weights, the order of the positions in each epoch, the
+symmetries drawn, the games held out) comes from one generator seeded with ``seed``, and
+nothing else varies, so the same seed and the same dataset give the same network, and the
+same model file byte for byte.
 """
 
 from __future__ import annotations
