@@ -80,6 +80,11 @@ def test_players_picks_whose_moves_are_learned_from(data):
     assert (data.columns["to_move"][chosen] == 1).all() and len(chosen) == (data.columns["to_move"] == 1).sum()
 
 
+def test_players_picks_a_value_networks_positions_too(data):
+    chosen = chosen_positions("nnvalue", data, ["first"])
+    assert chosen.tolist() == np.flatnonzero(data.columns["to_move"] == 0).tolist()
+
+
 def test_an_unknown_player_is_named_with_the_players_there_are(data):
     with pytest.raises(TrainingError, match=r"no player 'third' in the dataset; its players: first, second"):
         chosen_positions("nnpolicy", data, ["third"])
