@@ -4,6 +4,11 @@
 modules are shared parts, not bots: ``common`` (parameter checking, the search budget, rewards),
 ``heuristics`` (game knowledge: move scores, evaluations, winning moves) and ``playouts``
 (heavy playouts).
+
+``LEARNED`` names the bot modules that play with a network trained on stored games, outside
+``BOTS``: they need its model file (their ``model`` parameter has no default), so the contract
+tests that make every bot of ``BOTS`` with its defaults cannot make them; tests/test_nnbots.py
+holds theirs (docs/learning.md).
 """
 
 #: the strategies, weakest first
@@ -11,3 +16,6 @@ STRATEGIES = ("randombot", "rules", "onestep", "flatmc", "qlearning", "sarsa", "
 #: every bot module: the strategies, and ``unreliable`` (a strategy that now and then breaks a
 #: rule on purpose, for tournaments that need faulty entries)
 BOTS = STRATEGIES + ("unreliable",)
+#: the bots that play with a trained network: a value network looking one move ahead, a policy
+#: network choosing the move
+LEARNED = ("nnvalue", "nnpolicy")

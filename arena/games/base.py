@@ -46,6 +46,10 @@ class Outcome:
         """The result as a tournament table writes it: ``1-0``, ``0-1`` or ``½-½``."""
         return RESULTS[self.winner]
 
+    def score(self, seat: int) -> float:
+        """What ``seat`` scored: 1 for a win, 0.5 for a draw, 0 for a loss."""
+        return 0.5 if self.winner is None else float(self.winner == seat)
+
 
 #: the winner (``None``: a draw) -> the result as written
 RESULTS = {0: "1-0", 1: "0-1", None: "½-½"}
