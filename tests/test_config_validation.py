@@ -131,6 +131,89 @@ def test_stage_arithmetic_that_does_not_add_up_is_explained(case):
     assert line == message
 
 
+FORMAT_ERRORS = {
+    "unknown-format": (
+        "  - {format: swis}\n",
+        "  stages.0.format: unknown format 'swis'; the formats: round_robin, swiss, knockout, gauntlet, adaptive",
+    ),
+    "swiss-without-rounds": ("  - {format: swiss}\n", "  stages.0: format swiss needs rounds (e.g. rounds: 5)"),
+    "swiss-no-rounds": (
+        "  - {format: swiss, rounds: 0}\n",
+        "  stages.0.rounds: Input should be greater than or equal to 1",
+    ),
+    "swiss-as-many-rounds-as-teams": (
+        "  - {format: swiss, rounds: 4}\n",
+        "  stages.0.rounds: stage 'swiss': a Swiss of 4 teams in all plays at most 3 rounds; got 4",
+    ),
+    "swiss-rounds-for-its-pools": (
+        "  - {format: swiss, rounds: 2, pools: 2}\n",
+        "  stages.0.rounds: stage 'swiss': a Swiss of 2 teams a pool plays at most 1 round; got 2",
+    ),
+    "knockout-in-pools": (
+        "  - {format: knockout, pools: 2}\n",
+        "  stages.0: a knockout stage plays in one pool; remove pools: 2",
+    ),
+    "rounds-of-a-knockout": (
+        "  - {format: knockout, rounds: 2}\n",
+        "  stages.0: rounds is a setting of format swiss; this stage's format is knockout, so remove rounds or set "
+        "format: swiss",
+    ),
+    "knockout-of-one-team": (
+        "  - {advance: 1}\n  - {format: knockout}\n",
+        "  stages.1: stage 'knockout': a knockout needs at least two teams; advance more from the stage before",
+    ),
+    "gauntlet-without-named": (
+        "  - {format: gauntlet}\n",
+        "  stages.0: format gauntlet needs named (e.g. named: [mine])",
+    ),
+    "gauntlet-of-an-unknown-team": (
+        "  - {format: gauntlet, named: [a, zed]}\n",
+        "  stages.0.named: stage 'gauntlet': no team 'zed'; the teams: a, b, c, d",
+    ),
+    "gauntlet-naming-a-team-twice": ("  - {format: gauntlet, named: [a, a]}\n", "  stages.0: named lists a team twice"),
+    "gauntlet-after-a-stage": (
+        "  - {advance: 2}\n  - {format: gauntlet, named: [a]}\n",
+        "  stages.1.format: stage 'gauntlet': a gauntlet is the first stage (its named teams must all be in its field)",
+    ),
+    "adaptive-without-budget": (
+        "  - {format: adaptive}\n",
+        "  stages.0: format adaptive needs budget (e.g. budget: 200)",
+    ),
+    "adaptive-budget-under-its-round-robin": (
+        "  - {format: adaptive, budget: 10}\n",
+        "  stages.0.budget: stage 'adaptive': the budget counts the first round robin's 12 games; give at least 12 "
+        "(or fewer games_per_pair)",
+    ),
+    "adaptive-cut-under-everyone": (
+        "  - {format: adaptive, budget: 20, advance: 4}\n",
+        "  stages.0.advance: stage 'adaptive': the cut must leave someone out: advance fewer than its 4 teams",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", FORMAT_ERRORS)
+def test_a_stage_format_that_cannot_be_played_is_explained(case):
+    stages, message = FORMAT_ERRORS[case]
+    assert problems("name: t\ngame: tictactoe\n" + FOUR_BOTS + "stages:\n" + stages) == [message]
+
+
+def test_each_format_parses_with_its_settings_and_a_stage_is_named_for_its_format():
+    config = parse_config(
+        "name: t\ngame: tictactoe\n" + FOUR_BOTS + "stages:\n"
+        "  - {format: gauntlet, named: [d], advance: 4}\n"
+        "  - {format: swiss, rounds: 3, advance: 4}\n"
+        "  - {format: adaptive, budget: 20, games_per_pair: 1, advance: 2}\n"
+        "  - {format: knockout}\n"
+    )
+    assert [(s.name, s.format, s.rounds, s.named, s.budget) for s in config.stages] == [
+        ("gauntlet", "gauntlet", None, ["d"], None),
+        ("swiss", "swiss", 3, None, None),
+        ("adaptive", "adaptive", None, None, 20),
+        ("knockout", "knockout", None, None, None),
+    ]
+    assert parse_config("name: t\ngame: tictactoe\n" + FOUR_BOTS).stages[0].format == "round_robin"
+
+
 def test_a_stage_arithmetic_error_is_located_at_the_stage_not_the_top():
     (line,) = problems(
         "name: t\ngame: tictactoe\n" + FOUR_BOTS + "stages:\n  - {name: groups, pools: 2, advance: 3}\n"

@@ -1,0 +1,130 @@
+"""The standings of a stage's pool by the stage's format: a round robin's course table
+(arena/standings.py), a Swiss's points with Buchholz, a knockout's bracket places, a gauntlet's
+score shares and an adaptive stage's Elo. What each ranks by is ``RANKED_BY``; docs/formats.md
+has the rules."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from arena.config import StageDef
+from arena.elo import fit_elo
+from arena.formats import knockout
+from arena.rounds import Played, knockout_places, knockout_rounds, round_name, swiss_state
+from arena.standings import GameResult, Standing, table
+
+#: what each format's standings rank by, in words
+RANKED_BY = {
+    "round_robin": "points, then wins, then the points between tied teams, then μ − 3σ",
+    "swiss": "points (a bye scores as a win of each of its games), then Buchholz (the points of the "
+    "opponents met), then wins, then μ − 3σ",
+    "knockout": "how far they went in the bracket (the champion, the finalist, the semi-final losers, ...), then seed",
+    "gauntlet": "their share of the points of their games, then points, then wins, then μ − 3σ",
+    "adaptive": "Elo fitted to the stage's games (with its 95 % interval), then name",
+}
+
+
+@dataclass(slots=True)
+class FormatStanding(Standing):
+    """A team's line in a pool of a Swiss, knockout, gauntlet or adaptive stage: the course
+    table's line and what the format ranks by besides."""
+
+    #: Swiss: rounds the team sat out, each scored as a win of its games
+    byes: int = 0
+    #: Swiss: the points of the opponents the team met
+    buchholz: float | None = None
+    #: gauntlet: the team's share of the points of its games
+    share: float | None = None
+    #: adaptive: the fitted Elo and the half width of its 95 % interval
+    elo: float | None = None
+    elo_error: float | None = None
+    #: knockout: ``champion``, the round the team went out in, or ``in`` the round it is in
+    reached: str | None = None
+
+
+def _extended(line: Standing) -> FormatStanding:
+    """``line`` as a ``FormatStanding`` with no format figures yet."""
+    values = {f.name: getattr(line, f.name) for f in dataclasses.fields(line)}
+    return FormatStanding(**values)
+
+
+def _ranked(lines: list[FormatStanding]) -> list[Standing]:
+    for rank, line in enumerate(lines, 1):
+        line.rank = rank
+    return list(lines)
+
+
+def format_table(
+    stage: StageDef,
+    teams: Sequence[str],
+    results: Sequence[GameResult],
+    played: Sequence[Played],
+    ratings: Mapping[str, float],
+    bye_points: float,
+) -> list[Standing]:
+    """The ranked standings of a pool of ``stage``: ``teams`` in seeding order, its finished
+    games as ``results`` (for the course table) and as ``played`` (with their rounds), the
+    tie-breaking ``ratings``, and what a Swiss bye scores."""
+    lines = table(teams, results, ratings)
+    if stage.format == "round_robin":
+        return lines
+    extended = {line.team: _extended(line) for line in lines}
+    if stage.format == "swiss":
+        state = swiss_state(teams, played, bye_points)
+        for team, line in extended.items():
+            line.points = state.points[team]
+            line.byes = state.byes[team]
+        for team, line in extended.items():
+            line.buchholz = sum(extended[opponent].points for opponent in state.opponents[team])
+        order = sorted(extended.values(), key=lambda s: (-s.points, -(s.buchholz or 0.0), -s.wins, -s.rating, s.team))
+        return _ranked(order)
+    if stage.format == "knockout":
+        rounds = knockout_rounds(teams, played, stage.games_per_pair)
+        size = knockout(teams).size
+        over = bool(rounds) and len(rounds[-1]) == 1 and rounds[-1][0].winner is not None  # the final is decided
+        places = knockout_places(teams, rounds)
+        out_in = {
+            (m.low if m.winner == m.high else m.high): m.round
+            for matches in rounds
+            for m in matches
+            if m.winner is not None and m.low is not None
+        }
+        current = round_name(len(rounds) - 1, size) if rounds else round_name(0, size)
+        for team, line in extended.items():
+            if team in out_in:
+                line.reached = round_name(out_in[team], size)
+            else:
+                line.reached = "champion" if over else f"in {current}"
+        return _ranked([extended[team] for group in places for team in group])
+    if stage.format == "gauntlet":
+        against = dict.fromkeys(teams, 0.0)
+        for game in results:
+            if game.first in against and game.second in against:
+                against[game.first] += game.points[1]
+                against[game.second] += game.points[0]
+        for team, line in extended.items():
+            total = line.points + against[team]
+            line.share = line.points / total if total > 0 else (0.5 if line.games else None)
+        order = sorted(
+            extended.values(),
+            key=lambda s: (-(s.share if s.share is not None else -1.0), -s.points, -s.wins, -s.rating, s.team),
+        )
+        return _ranked(order)
+    if not played:  # adaptive, before its first game
+        return _ranked(list(extended.values()))
+    fit = fit_elo([(game.first, game.second, game.score) for game in played], teams)
+    for player in fit.players:
+        extended[player.name].elo = player.elo
+        extended[player.name].elo_error = player.error
+    return _ranked([extended[name] for name in fit.ranking()])
+
+
+def merge_key(stage: StageDef, line: Standing) -> tuple[float | str, ...]:
+    """How teams from different pools of ``stage`` are ranked together (pools of a round robin or
+    a Swiss; the other formats play in one pool)."""
+    buchholz = line.buchholz if isinstance(line, FormatStanding) and line.buchholz is not None else 0.0
+    if stage.format == "swiss":
+        return (-line.points, -buchholz, -line.wins, -line.rating, line.team)
+    return (-line.points, -line.wins, -line.rating, line.team)
