@@ -18,9 +18,18 @@ from sqlalchemy.orm import Session
 
 from arena.config import RatingDef, TournamentDef
 from arena.errors import ArenaError
+from arena.formatstandings import merge_key
 from arena.lookup import tournament_config
 from arena.rating import RatingHistory, replay_ratings
-from arena.stages import advancing, expected_games, pool_standings, results
+from arena.stages import (
+    advancing,
+    expected_games,
+    extra_games,
+    knockout_bracket,
+    next_plan,
+    pool_standings,
+    results,
+)
 from arena.standings import GameResult, Standing, game_points, table
 from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
 from arena.tables import CrossCell, GameSummary, LeaderboardLine, PoolTable, StageTable, Team, Think, Totals
@@ -251,12 +260,13 @@ def stage_tables(
     for number, definition in enumerate(config.stages):
         planned = sum(c[0] for (s, _), c in counts.items() if s == number)
         finished = sum(c[1] for (s, _), c in counts.items() if s == number)
+        more = bool(planned) and finished == planned and bool(next_plan(session, tournament, config, number))
         pools: list[PoolTable] = []
         if members.get(number):
             last = number == len(config.stages) - 1
             if members.get(number + 1):
                 advanced = frozenset(members[number + 1])
-            elif not last and planned and finished == planned:
+            elif not last and planned and finished == planned and not more:
                 advanced = frozenset(e.team for e in advancing(session, tournament, config, number, ratings))
             else:
                 advanced = frozenset()
@@ -267,14 +277,16 @@ def stage_tables(
                         number, pool, lines, advanced & {line.team for line in lines}, planned_pool, finished_pool
                     )
                 )
-        stages.append(StageTable(number, definition, pools, planned, finished))
+        rounds = len({g.round for g in games if g.stage == number})
+        bracket = knockout_bracket(session, tournament, config, number)
+        stages.append(StageTable(number, definition, pools, planned, finished, rounds, more, bracket))
     return stages
 
 
 def podium(stages: list[StageTable]) -> tuple[str | None, list[Standing]]:
     """The stage that decides the podium (the last one played so far) and its top three,
     provisional until the tournament is complete: one pool's own ranking, or across pools by
-    points, wins, then rating."""
+    points, (a Swiss's Buchholz,) wins, then rating."""
     played = [s for s in stages if s.pools and s.finished]
     if not played:
         return None, []
@@ -282,15 +294,16 @@ def podium(stages: list[StageTable]) -> tuple[str | None, list[Standing]]:
     if len(last.pools) == 1:
         return last.name, last.pools[0].lines[:3]
     merged = [line for pool in last.pools for line in pool.lines]
-    merged.sort(key=lambda s: (-s.points, -s.wins, -s.rating, s.team))
+    merged.sort(key=lambda s: merge_key(last.definition, s))
     return last.name, merged[:3]
 
 
-def totals(config: TournamentDef, games: list[GameSummary]) -> Totals:
-    """Games expected, planned and played, moves, draws and forfeits by kind."""
+def totals(config: TournamentDef, games: list[GameSummary], extra: int = 0) -> Totals:
+    """Games expected (``extra``: a knockout's extra games so far), planned and played, moves,
+    draws and forfeits by kind."""
     finished = [g for g in games if g.finished]
     return Totals(
-        expected=expected_games(config),
+        expected=expected_games(config) + extra,
         planned=len(games),
         finished=len(finished),
         moves=sum(g.plies or 0 for g in finished),
@@ -320,7 +333,7 @@ def load_results(session: Session, tournament: Tournament) -> Results:
         leaderboard(teams, games, played, ratings),
         stages,
         crosstable(games),
-        totals(config, games),
+        totals(config, games, extra_games(session, tournament, config)),
         rating_settings(tournament, config.rating),
         *podium(stages),
     )

@@ -1,50 +1,149 @@
-"""The stages of a tournament as stored: planning a stage's pools and games, and the finished
-games, standings and advancing teams that decide the next stage (read by the run and by the
-results alike)."""
+"""The stages of a tournament as stored: planning a stage's pools and its games (all at once, or
+round by round from the results so far: arena/rounds.py), and the finished games, standings and
+advancing teams that decide the next stage (read by the run and by the results alike)."""
 
 from __future__ import annotations
 
 import logging
 import random
+from collections import Counter
+from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.config import TournamentDef
+from arena.formatstandings import format_table, merge_key
+from arena.games.xtreme import WIN_POINTS
 from arena.job import derive_seed
 from arena.rating import replay_ratings
-from arena.schedule import draw_pools, round_robin
-from arena.standings import GameResult, Standing, game_points, table
+from arena.rounds import Match, Played, knockout_rounds, next_games
+from arena.schedule import draw_pools
+from arena.standings import GameResult, Standing, game_points
 from arena.store import Entry, Game, PoolEntry, Tournament
 
 log = logging.getLogger(__name__)
 
 
 def expected_games(config: TournamentDef) -> int:
-    """How many games the whole tournament will have, all stages included."""
+    """How many games the whole tournament will have, all stages included (a knockout's drawn
+    matches add extra games to these: ``extra_games``)."""
     total, count = 0, len(config.team_bots())
     for stage in config.stages:
-        base, extra = divmod(count, stage.pools)
-        sizes = [base + (1 if p < extra else 0) for p in range(stage.pools)]
-        total += sum(n * (n - 1) // 2 for n in sizes) * stage.games_per_pair
+        total += stage.games(count)
         count = (stage.advance or 0) * stage.pools
     return total
+
+
+def bye_points(config: TournamentDef, stage: int) -> float:
+    """What a Swiss bye scores in ``stage``: a win of each of its pairing's games (1 a game, or
+    the course's 86 in course2019 scoring)."""
+    win = float(WIN_POINTS) if config.scoring == "course2019" else 1.0
+    return win * config.stages[stage].games_per_pair
 
 
 def plan_stage(
     session: Session, tournament: Tournament, config: TournamentDef, number: int, ranked: list[Entry]
 ) -> int:
-    """Draw stage ``number``'s pools from ``ranked`` (best first) and store its games."""
+    """Draw stage ``number``'s pools from ``ranked`` (best first) and store its first games (a
+    round robin's or a gauntlet's: all of them; otherwise its first round)."""
     stage = config.stages[number]
     rng = random.Random(derive_seed(tournament.seed, "pools", number))
     pools = draw_pools(ranked, stage.pools, stage.seeding, rng)
-    planned = []
     for pool, members in enumerate(pools):
         for order, entry in enumerate(members):
             session.add(PoolEntry(tournament_id=tournament.id, stage=number, pool=pool, entry_id=entry.id, seed=order))
-        for index, pairing in enumerate(round_robin(len(members), stage.games_per_pair)):
-            planned.append((pairing.round, pool, index, members[pairing.first].id, members[pairing.second].id))
+    session.flush()
+    planned = plan_next(session, tournament, config, number)
+    log.info("planned stage %d (%s): %d pools, %d games", number, stage.name, len(pools), planned)
+    return planned
+
+
+def stage_games(session: Session, tournament: Tournament, number: int) -> list[Game]:
+    """The games of stage ``number``, in schedule order."""
+    query = select(Game).where(Game.tournament_id == tournament.id, Game.stage == number).order_by(Game.id)
+    return list(session.scalars(query))
+
+
+def stage_pools(session: Session, tournament: Tournament, number: int) -> dict[int, list[int]]:
+    """Each pool of stage ``number``: its teams' entry ids in seeding order."""
+    members: dict[int, list[int]] = {}
+    query = select(PoolEntry).where(PoolEntry.tournament_id == tournament.id, PoolEntry.stage == number)
+    for row in session.scalars(query.order_by(PoolEntry.pool, PoolEntry.seed)):
+        members.setdefault(row.pool, []).append(row.entry_id)
+    return members
+
+
+@dataclass(frozen=True, slots=True)
+class PoolGames:
+    """A pool of a stage as planning sees it: its number, its teams in seeding order and its
+    games in schedule order (the unfinished ones with no points)."""
+
+    pool: int
+    field: list[str]
+    played: list[Played]
+
+    @property
+    def finished(self) -> list[Played]:
+        """The pool's finished games."""
+        return [game for game in self.played if game.points is not None]
+
+
+def pool_games(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> list[PoolGames]:
+    """Each drawn pool of stage ``number`` with its teams and its games."""
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+    games = stage_games(session, tournament, number)
+    found = []
+    for pool, members in sorted(stage_pools(session, tournament, number).items()):
+        played = [
+            Played(
+                game.round,
+                teams[game.seat0],
+                teams[game.seat1],
+                game_points(config.scoring, game.winner, game.points) if game.status == "finished" else None,
+            )
+            for game in games
+            if game.pool == pool
+        ]
+        found.append(PoolGames(pool, [teams[entry] for entry in members], played))
+    return found
+
+
+def next_plan(
+    session: Session, tournament: Tournament, config: TournamentDef, number: int
+) -> list[tuple[int, int, int, str, str]]:
+    """The games stage ``number`` plays next, as (round, pool, number in the pool, first team,
+    second team) in schedule order: empty while some of its games are unfinished, and once the
+    stage is done."""
+    stage = config.stages[number]
+    pools = pool_games(session, tournament, config, number)
+    if any(game.points is None for pool in pools for game in pool.played):
+        return []
+    planned = []
+    for pool in pools:
+        seed = derive_seed(tournament.seed, stage.format, number, pool.pool)
+        new = next_games(stage, pool.field, pool.played, seed=seed, bye_points=bye_points(config, number))
+        start = len(pool.played)
+        planned += [(rnd, pool.pool, index, a, b) for index, (rnd, a, b) in enumerate(new, start)]
     planned.sort()  # schedule order: round by round across the pools; ids follow it
+    return planned
+
+
+def knockout_bracket(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> list[list[Match]]:
+    """The matches of knockout stage ``number`` round by round, as far as its games have gone
+    (empty before it is drawn)."""
+    stage = config.stages[number]
+    pools = pool_games(session, tournament, config, number)
+    if stage.format != "knockout" or not pools or len(pools[0].field) < 2:
+        return []
+    return knockout_rounds(pools[0].field, pools[0].finished, stage.games_per_pair)
+
+
+def plan_next(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> int:
+    """Store the games stage ``number`` plays next (``next_plan``); how many (0: the stage is
+    done, or some of its games are still to be played)."""
+    planned = next_plan(session, tournament, config, number)
+    ids = dict(session.execute(select(Entry.team, Entry.id).where(Entry.tournament_id == tournament.id)).all())
     session.add_all(
         Game(
             tournament_id=tournament.id,
@@ -52,15 +151,30 @@ def plan_stage(
             pool=pool,
             round=rnd,
             number=index,
-            seat0=first,
-            seat1=second,
+            seat0=ids[first],
+            seat1=ids[second],
             seed=derive_seed(tournament.seed, number, pool, index),
         )
         for rnd, pool, index, first, second in planned
     )
     session.flush()
-    log.info("planned stage %d (%s): %d pools, %d games", number, stage.name, len(pools), len(planned))
+    if planned and config.stages[number].format != "round_robin":
+        log.info("planned round %d of stage %d: %d games", planned[0][0] + 1, number, len(planned))
     return len(planned)
+
+
+def extra_games(session: Session, tournament: Tournament, config: TournamentDef) -> int:
+    """The extra games the knockout stages' drawn matches have had so far (beyond
+    ``games_per_pair`` a match)."""
+    extra = 0
+    for number, stage in enumerate(config.stages):
+        if stage.format != "knockout":
+            continue
+        matches = Counter(
+            (game.round, frozenset((game.seat0, game.seat1))) for game in stage_games(session, tournament, number)
+        )
+        extra += sum(max(0, games - stage.games_per_pair) for games in matches.values())
+    return extra
 
 
 def results(session: Session, tournament: Tournament, scoring: str, stage: int | None = None) -> list[GameResult]:
@@ -93,27 +207,28 @@ def conservative_ratings(session: Session, tournament: Tournament, config: Tourn
 def pool_standings(
     session: Session, tournament: Tournament, config: TournamentDef, stage: int, ratings: dict[str, float] | None = None
 ) -> list[list[Standing]]:
-    """The standings of each pool of ``stage`` (``ratings``: the tie-breaking ratings, if the
-    caller has them already)."""
+    """The standings of each pool of ``stage`` by its format (``ratings``: the tie-breaking
+    ratings, if the caller has them already)."""
     if ratings is None:
         ratings = conservative_ratings(session, tournament, config)
-    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
     staged = results(session, tournament, config.scoring, stage)
-    members: dict[int, list[str]] = {}
-    pools = select(PoolEntry).where(PoolEntry.tournament_id == tournament.id, PoolEntry.stage == stage)
-    for row in session.scalars(pools.order_by(PoolEntry.pool, PoolEntry.seed)):
-        members.setdefault(row.pool, []).append(teams[row.entry_id])
-    return [table(members[pool], staged, ratings) for pool in sorted(members)]
+    definition, points = config.stages[stage], bye_points(config, stage)
+    return [
+        format_table(definition, pool.field, staged, pool.finished, ratings, points)
+        for pool in pool_games(session, tournament, config, stage)
+    ]
 
 
 def advancing(
     session: Session, tournament: Tournament, config: TournamentDef, stage: int, ratings: dict[str, float] | None = None
 ) -> list[Entry]:
     """The teams that go on from ``stage``, ranked best first across the pools."""
-    advance = config.stages[stage].advance or 0
+    definition = config.stages[stage]
+    advance = definition.advance or 0
     standings = pool_standings(session, tournament, config, stage, ratings)
     chosen = [line for pool in standings for line in pool[:advance]]
-    chosen.sort(key=lambda s: (-s.points, -s.wins, -s.rating, s.team))
+    if definition.format in ("round_robin", "swiss"):
+        chosen.sort(key=lambda line: merge_key(definition, line))
     entries = {e.team: e for e in session.scalars(select(Entry).where(Entry.tournament_id == tournament.id))}
     return [entries[line.team] for line in chosen]
 

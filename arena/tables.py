@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.config import StageDef
+from arena.formatstandings import RANKED_BY
 from arena.lookup import pool_name
 from arena.records import Termination
+from arena.rounds import Match, round_name
 from arena.standings import Standing, Tally
 
 
@@ -154,13 +156,20 @@ class PoolTable:
 
 @dataclass(slots=True)
 class StageTable:
-    """A stage: its definition, its pools and how far it got."""
+    """A stage: its definition, its pools and how far it got; a stage planned round by round
+    also has its rounds so far and whether more are to come, and a knockout its bracket."""
 
     number: int
     definition: StageDef
     pools: list[PoolTable]
     planned: int
     finished: int
+    #: the rounds planned so far (a Swiss's, a knockout's; an adaptive stage's batches count)
+    rounds: int = 0
+    #: whether the stage has rounds still to be planned (its games so far are all finished)
+    more: bool = False
+    #: a knockout's matches, round by round, as far as they went
+    bracket: list[list[Match]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -168,11 +177,43 @@ class StageTable:
         return self.definition.name
 
     @property
+    def format(self) -> str:
+        """The stage's format: ``round_robin``, ``swiss``, ``knockout``, ``gauntlet`` or ``adaptive``."""
+        return self.definition.format
+
+    @property
+    def ranked_by(self) -> str:
+        """What the stage's standings rank by, in words."""
+        return RANKED_BY[self.definition.format]
+
+    @property
+    def summary(self) -> str:
+        """The stage's format in a few words: ``round robin``, ``Swiss, 2 of 5 rounds``,
+        ``knockout``, ``gauntlet of mine, yours``, ``adaptive, 40 of 60 games``."""
+        definition = self.definition
+        if definition.format == "swiss":
+            return f"Swiss, {self.rounds} of {definition.rounds} rounds"
+        if definition.format == "gauntlet":
+            return f"gauntlet of {', '.join(definition.named or ())}"
+        if definition.format == "adaptive":
+            return f"adaptive, {self.planned} of {definition.budget} games"
+        return definition.format.replace("_", " ")
+
+    @property
+    def bracket_size(self) -> int:
+        """A knockout's bracket size (its first round's lines, byes included; 0 before it is drawn)."""
+        return 2 * len(self.bracket[0]) if self.bracket else 0
+
+    def round_name(self, number: int) -> str:
+        """What round ``number`` (from 0) of the knockout is called (``final``, ``semi-final``, ...)."""
+        return round_name(number, self.bracket_size)
+
+    @property
     def status(self) -> str:
         """``not started``, ``in progress`` or ``complete``."""
         if not self.planned:
             return "not started"
-        return "complete" if self.finished == self.planned else "in progress"
+        return "complete" if self.finished == self.planned and not self.more else "in progress"
 
 
 @dataclass(slots=True)

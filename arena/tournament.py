@@ -1,6 +1,7 @@
 """Running a tournament: create it from its config (or check that it may be resumed), play
-what is pending stage after stage (``arena.stages`` plans each from the last one's standings),
-store every record as it comes, and resume all of it after any interruption.
+what is pending stage after stage (``arena.stages`` plans each from the last one's standings,
+and a Swiss, knockout or adaptive stage round after round from its results so far), store
+every record as it comes, and resume all of it after any interruption.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from arena.errors import ArenaError
 from arena.job import GameJob, GameRunner, derive_seed
 from arena.records import GameRecord
 from arena.roster import code_changed, resolve_team_bot
-from arena.stages import advancing, expected_games, plan_stage
+from arena.stages import advancing, expected_games, extra_games, plan_next, plan_stage
 from arena.store import (
     Bot,
     Entry,
@@ -297,22 +298,35 @@ class TournamentRun:
             progress.forfeits = count(session, Game, *finished, Game.offender.is_not(None))
         try:
             for stage in range(len(config.stages)):
-                with self.sessions.begin() as session:
-                    if not count(session, Game, Game.tournament_id == tournament_id, Game.stage == stage):
+                while True:  # a round robin in one go; a Swiss, a knockout or an adaptive stage round by round
+                    with self.sessions.begin() as session:
                         tournament = get_row(session, Tournament, tournament_id)
-                        plan_stage(
-                            session, tournament, config, stage, advancing(session, tournament, config, stage - 1)
+                        if not count(session, Game, Game.tournament_id == tournament_id, Game.stage == stage):
+                            plan_stage(
+                                session, tournament, config, stage, advancing(session, tournament, config, stage - 1)
+                            )
+                        else:
+                            plan_next(session, tournament, config, stage)
+                        progress.total = expected_games(config) + extra_games(session, tournament, config)
+                        jobs = self.jobs(session, stage)
+                    if not jobs:
+                        break
+                    progress.stage = config.stages[stage].name
+                    done = progress.done
+                    self._play(runner, jobs, progress, on_record)
+                    if progress.done == done and not progress.unplayable:
+                        raise TournamentError(
+                            f"none of the {len(jobs)} games given to the runner came back with a result "
+                            f"(games {', '.join(str(job.game_id) for job in jobs[:10])}); run again to play them"
                         )
-                    jobs = self.jobs(session, stage)
-                progress.stage = config.stages[stage].name
-                self._play(runner, jobs, progress, on_record)
-                if progress.unplayable:
-                    raise TournamentError(
-                        f"{len(progress.unplayable)} game(s) could not be timed fairly: the machine was so busy that "
-                        f"their bots waited for a CPU most of the time, {config.time.max_replays + 1} times each "
-                        f"(games {', '.join(map(str, progress.unplayable[:10]))}). They stay unplayed: run again when "
-                        "the machine is quieter to play them and go on, or set time.on_overload: forfeit"
-                    )
+                    if progress.unplayable:
+                        raise TournamentError(
+                            f"{len(progress.unplayable)} game(s) could not be timed fairly: the machine was so busy "
+                            f"that their bots waited for a CPU most of the time, {config.time.max_replays + 1} times "
+                            f"each (games {', '.join(map(str, progress.unplayable[:10]))}). They stay unplayed: run "
+                            "again when the machine is quieter to play them and go on, or set time.on_overload: "
+                            "forfeit"
+                        )
             status = "finished"
         except BaseException:
             status = "interrupted"

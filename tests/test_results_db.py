@@ -19,7 +19,7 @@ from arena.config import TournamentDef
 from arena.database import open_store
 from arena.games import Game, get_game
 from arena.records import FORFEITS, GameRecord, MoveRecord, Termination
-from arena.stages import advancing, plan_stage
+from arena.stages import advancing, plan_next, plan_stage
 from arena.store import Entry, Tournament, save_record
 from arena.store import Game as GameRow
 from arena.tournament import TournamentRun
@@ -126,23 +126,29 @@ def play_stage(
     play: Callable[[GameRow, str, str], GameRecord | None],
 ) -> None:
     """Plan ``stage`` from the standings of the one before if it is not planned yet, then store
-    ``play(game row, first team, second team)`` for each of its games (``None`` leaves it pending)."""
-    with sessions.begin() as session:
-        tournament = session.get(Tournament, tournament_id)
-        config = TournamentDef.model_validate(tournament.config)
-        rows = list(
-            session.scalars(select(GameRow).where(GameRow.tournament_id == tournament_id, GameRow.stage == stage))
-        )
-        if not rows:
-            plan_stage(session, tournament, config, stage, advancing(session, tournament, config, stage - 1))
-            rows = list(
-                session.scalars(select(GameRow).where(GameRow.tournament_id == tournament_id, GameRow.stage == stage))
+    ``play(game row, first team, second team)`` for each of its games (``None`` leaves it
+    pending); a stage planned round by round is played round after round, as far as ``play``
+    leaves no game pending."""
+    while True:
+        with sessions.begin() as session:
+            tournament = session.get(Tournament, tournament_id)
+            config = TournamentDef.model_validate(tournament.config)
+            query = select(GameRow).where(GameRow.tournament_id == tournament_id, GameRow.stage == stage)
+            if not list(session.scalars(query)):
+                plan_stage(session, tournament, config, stage, advancing(session, tournament, config, stage - 1))
+            else:
+                plan_next(session, tournament, config, stage)
+            rows = list(session.scalars(query.where(GameRow.status != "finished")))
+            teams = dict(
+                session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament_id)).all()
             )
-        teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament_id)).all())
-        for row in sorted(rows, key=lambda r: r.id):
-            record = play(row, teams[row.seat0], teams[row.seat1])
-            if record is not None:
-                save_record(session, record)
+            stored = 0
+            for row in sorted(rows, key=lambda r: r.id):
+                record = play(row, teams[row.seat0], teams[row.seat1])
+                if record is not None:
+                    stored += save_record(session, record)
+        if not rows or stored < len(rows):
+            return
 
 
 def set_status(sessions: sessionmaker[Session], tournament_id: int, status: str, run_seconds: float = 0.0) -> None:
