@@ -9,6 +9,7 @@ tests/test_formats_run.py plays formats with real bots through ``arena run``.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -26,6 +27,7 @@ from arena.lookup import find_tournament
 from arena.records import GameRecord
 from arena.results import load_results
 from arena.tournament import Progress, TournamentRun
+from tests.fixtures.harnesskit import run_arena
 from tests.test_results_db import scripted
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -235,6 +237,21 @@ def test_the_swiss_top_three_go_on_in_their_order(swiss):
     assert pool.advanced == frozenset(stored.pool(1))
 
 
+def test_the_swiss_standings_say_their_format_rounds_and_tie_breaks(swiss):
+    stored, _ = swiss
+    result = run_arena("leaderboard", "--stage", "swiss", "--db", stored.url)
+    assert result.exit_code == 0, result.output
+    assert "stage swiss (Swiss, 4 of 4 rounds; complete)" in result.output
+    assert "Buchholz" in result.output and "byes" in result.output
+    assert "Ranked by points (a bye scores as a win of each of its games), then Buchholz" in result.output
+    data = json.loads(run_arena("leaderboard", "--stage", "swiss", "--json", "--db", stored.url).output)
+    assert (data["format"], data["rounds_played"]) == ("swiss", 4)
+    (pool,) = stored.results().stages[0].pools
+    assert [(s["team"], s["points"], s["buchholz"], s["byes"]) for s in data["pools"][0]["standings"]] == [
+        (line.team, line.points, line.buchholz, line.byes) for line in pool.lines
+    ]
+
+
 # ---------------------------------------------------------------- knockout
 
 KNOCKOUT = {"name": "cup", "format": "knockout", "seeding": "order", "games_per_pair": 2}
@@ -301,6 +318,42 @@ def test_an_extra_pair_that_breaks_the_tie_decides_the_match(tmp_path):
         ("t2", "t3", (2.0, 0.0), 2, "t2", False),
     ]
     assert [(m.high, m.low, m.winner) for m in final] == [("t2", "t4", "t2")]
+
+
+def test_the_bracket_in_json_has_each_rounds_matches(tmp_path):
+    stored, _ = run(tmp_path, tournament([KNOCKOUT], teams=4), outcome=upset)
+    data = json.loads(run_arena("leaderboard", "--stage", "cup", "--json", "--db", stored.url).output)
+    assert data["bracket"] == [
+        {
+            "round": 1,
+            "name": "semi-final",
+            "matches": [
+                {"high": "t1", "low": "t4", "points": [1.5, 2.5], "games": 4, "winner": "t4", "by_seed": False},
+                {"high": "t2", "low": "t3", "points": [2.0, 0.0], "games": 2, "winner": "t2", "by_seed": False},
+            ],
+        },
+        {
+            "round": 2,
+            "name": "final",
+            "matches": [
+                {"high": "t2", "low": "t4", "points": [2.0, 0.0], "games": 2, "winner": "t2", "by_seed": False},
+            ],
+        },
+    ]
+    assert [(s["team"], s["reached"]) for s in data["pools"][0]["standings"]] == [
+        ("t2", "champion"),
+        ("t4", "final"),
+        ("t1", "semi-final"),
+        ("t3", "semi-final"),
+    ]
+
+
+def test_the_bracket_is_printed_a_column_a_round(tmp_path):
+    stored, _ = run(tmp_path, tournament([KNOCKOUT]))
+    text = run_arena("leaderboard", "--stage", "cup", "--db", stored.url).output
+    assert "stage cup (knockout; complete)" in text
+    for cell in ("t1 (bye)", "t4* 2–0 t5", "t1* 2–0 t4", "t1* 2–0 t2", "quarter-final", "semi-final", "final"):
+        assert cell in text, cell
 
 
 def test_a_knockout_sends_its_champion_then_its_finalist_on(tmp_path):

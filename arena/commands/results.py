@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,6 +17,8 @@ from arena.errors import ArenaError
 
 if TYPE_CHECKING:
     from arena.results import Results
+    from arena.rounds import Match
+    from arena.standings import Standing
     from arena.tables import StageTable
 from arena.text import printable
 
@@ -168,41 +171,34 @@ def leaderboard(
                 **header,
                 "stage": chosen.name,
                 "stage_status": chosen.status,
+                "format": chosen.format,
+                "ranked_by": chosen.ranked_by,
+                **({"rounds_played": chosen.rounds} if chosen.format in ROUND_BY_ROUND else {}),
                 "pools": [
                     {
                         "pool": p.name,
-                        "standings": [
-                            {
-                                "rank": s.rank,
-                                "team": s.team,
-                                "points": s.points,
-                                "games": s.games,
-                                "wins": s.wins,
-                                "draws": s.draws,
-                                "losses": s.losses,
-                                "forfeits": dict(s.forfeits),
-                                "rating": round(s.rating, 4),
-                                "advanced": s.team in p.advanced,
-                            }
-                            for s in p.lines
-                        ],
+                        "standings": [{**_standing(s), "advanced": s.team in p.advanced} for s in p.lines],
                     }
                     for p in pools
                 ],
+                **({"bracket": _bracket_json(chosen)} if chosen.format == "knockout" else {}),
             }
         )
         return
-    _title(found, note, f"stage {chosen.name} ({chosen.status})")
+    _title(found, note, f"stage {chosen.name} ({chosen.summary}; {chosen.status})")
     if not pools:
         out().print(
             f"Stage {printable(chosen.name)!r} has not started: its pools are drawn when the stage before it ends.",
             markup=False,
         )
+    lead, after = FORMAT_COLUMNS.get(chosen.format, ((), ()))
     for p in pools:
         table = Table(
             "#",
             "team",
+            *(header for header, _ in lead),
             "points",
+            *(header for header, _ in after),
             "games",
             "W",
             "D",
@@ -217,7 +213,9 @@ def leaderboard(
             table.add_row(
                 str(s.rank),
                 escape(printable(s.team)),
+                *(escape(cell(s)) for _, cell in lead),
                 _number(s.points),
+                *(escape(cell(s)) for _, cell in after),
                 str(s.games),
                 str(s.wins),
                 str(s.draws),
@@ -227,6 +225,105 @@ def leaderboard(
                 "[green]advanced[/]" if s.team in p.advanced else "",
             )
         out().print(table)
+    if pools:
+        out().print(f"[dim]Ranked by {escape(chosen.ranked_by)}.[/]", highlight=False)
+    if chosen.bracket:
+        from arena.rounds import MAX_EXTRA
+
+        _print_bracket(chosen, MAX_EXTRA)
+
+
+#: the formats planned round by round
+ROUND_BY_ROUND = ("swiss", "knockout", "adaptive")
+
+
+def _figure(value: float | None, form: str = "{:g}") -> str:
+    return "" if value is None else form.format(value)
+
+
+Column = tuple[str, Callable[[Any], str]]
+#: each format's columns beyond the course table's, (header, the cell of a line): those before
+#: the points, and those after them
+FORMAT_COLUMNS: dict[str, tuple[tuple[Column, ...], tuple[Column, ...]]] = {
+    "swiss": ((), (("Buchholz", lambda s: _figure(s.buchholz)), ("byes", lambda s: str(s.byes)))),
+    "knockout": ((("reached", lambda s: s.reached or ""),), ()),
+    "gauntlet": ((("score", lambda s: _figure(None if s.share is None else 100 * s.share, "{:.1f} %")),), ()),
+    "adaptive": ((("Elo", lambda s: _figure(s.elo, "{:.0f}")), ("±", lambda s: _figure(s.elo_error, "{:.0f}"))), ()),
+}
+
+
+def _standing(line: Standing) -> dict[str, Any]:
+    """A line of a stage's standings as JSON-ready data (with its format's figures)."""
+    data: dict[str, Any] = {
+        "rank": line.rank,
+        "team": line.team,
+        "points": line.points,
+        "games": line.games,
+        "wins": line.wins,
+        "draws": line.draws,
+        "losses": line.losses,
+        "forfeits": dict(line.forfeits),
+        "rating": round(line.rating, 4),
+    }
+    from arena.formatstandings import FormatStanding
+
+    if isinstance(line, FormatStanding):
+        data.update(
+            byes=line.byes,
+            buchholz=line.buchholz,
+            share=None if line.share is None else round(line.share, 4),
+            elo=None if line.elo is None else round(line.elo, 1),
+            elo_error=None if line.elo_error is None else round(line.elo_error, 1),
+            reached=line.reached,
+        )
+    return data
+
+
+def _bracket_json(stage: StageTable) -> list[dict[str, Any]]:
+    return [
+        {
+            "round": number + 1,
+            "name": stage.round_name(number),
+            "matches": [
+                {
+                    "high": m.high,
+                    "low": m.low,
+                    "points": list(m.points),
+                    "games": len(m.scores),
+                    "winner": m.winner,
+                    "by_seed": m.by_seed,
+                }
+                for m in matches
+            ],
+        }
+        for number, matches in enumerate(stage.bracket)
+    ]
+
+
+def match_text(match: Match) -> str:
+    """A knockout match in one line: ``A 1½–½ B`` (the winner marked ``*``), ``A (bye)``, or
+    ``A – B`` before its games; ``, by seed`` when the final tie-break decided it."""
+    if match.low is None:
+        return f"{match.high} (bye)"
+    high, low = (f"{name}*" if match.winner == name else name for name in (match.high, match.low))
+    if not match.scores:
+        return f"{high} – {low}"
+    ours, theirs = match.points
+    return f"{high} {_number(ours)}–{_number(theirs)} {low}" + (", by seed" if match.by_seed else "")
+
+
+def _print_bracket(stage: StageTable, max_extra: int) -> None:
+    names = [stage.round_name(number) for number in range(len(stage.bracket))]
+    table = Table(*names, title="bracket", title_justify="left")
+    for row in range(len(stage.bracket[0])):
+        cells = [match_text(matches[row]) if row < len(matches) else "" for matches in stage.bracket]
+        table.add_row(*(escape(printable(cell)) for cell in cells))
+    out().print(table)
+    out().print(
+        "[dim]* went through; a drawn match plays colour-swapped pairs of extra games, at most "
+        f"{max_extra}, then the higher seed goes through.[/]",
+        highlight=False,
+    )
 
 
 def _title(found: Results, note: str | None, what: str) -> None:
