@@ -1,9 +1,10 @@
 """The HTML report of a tournament: a static, self-contained site (no CDN; it works from
 ``file://`` and offline), written from Jinja2 templates.
 
-Pages: ``index.html`` (podium, leaderboard, stages and pools, totals, TrueSkill settings),
-``crosstable.html``, ``games.html`` (every game, filtered in the page), ``teams/<team>.html``
-(record, rating chart, think-time histogram, forfeits, games) and ``games/<id>.html`` (a replay).
+Pages: ``index.html`` (podium, final standings, ratings, stages and pools, totals, TrueSkill
+settings), ``crosstable.html``, ``games.html`` (every game, filtered in the page),
+``teams/<team>.html`` (final place, record, rating chart, think-time histogram, forfeits,
+games) and ``games/<id>.html`` (a replay).
 
 A game page embeds its own positions, one per ply, computed by re-playing the stored moves
 through the Python engine, so the board the browser draws is exactly the engine's; the re-play
@@ -226,6 +227,7 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
     note = describe_status(found)
     teams = {team.name: team for team in found.teams}
     lines = {line.team: line for line in found.leaderboard}
+    places = {p.team: p for p in found.standings}
     context = {
         "t": t,
         "config": config,
@@ -270,6 +272,7 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
             f"teams/{team_file(team)}",
             team=team,
             line=lines[team.name],
+            place=places.get(team.name),
             games=own,
             params=params_text(team.params),
             rating_chart=rating_chart(found.ratings[team.name], start, labels, stage_marks, span),

@@ -1,10 +1,10 @@
 """A tournament's results as the database holds them: ratings, the leaderboard, the stages and
-pools with who went on, the podium, the crosstable and the totals.
+pools with who went on, the final standings and their podium, the crosstable and the totals.
 
 Everything here is read, never written: the same stored games always give the same results.
 Ratings are TrueSkill replayed in schedule order (``arena.rating``); pool standings are the
 harness's own (``arena.stages.pool_standings``), so what the report shows is what decided
-advancement.
+advancement; the final standings place every team from them (``arena.final_standings``).
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from sqlalchemy.orm import Session
 
 from arena.config import RatingDef, TournamentDef
 from arena.errors import ArenaError
+from arena.final_standings import Place, final_standings
 from arena.lookup import tournament_config
 from arena.rating import RatingHistory, replay_ratings
 from arena.stages import advancing, expected_games, pool_standings, results
-from arena.standings import GameResult, Standing, game_points, table
+from arena.standings import GameResult, game_points, table
 from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
 from arena.tables import CrossCell, GameSummary, LeaderboardLine, PoolTable, StageTable, Team, Think, Totals
 from arena.yamlfile import load_yaml
@@ -68,13 +69,20 @@ class Results:
     crosstable: dict[tuple[str, str], CrossCell]
     totals: Totals
     rating_settings: list[RatingSetting]
-    podium_stage: str | None
-    podium: list[Standing]
+    standings: list[Place]
 
     @property
     def complete(self) -> bool:
         """Whether the tournament ran to its end (every game of every stage played)."""
         return self.tournament.status == "finished" and self.totals.finished == self.totals.expected
+
+    @property
+    def podium(self) -> list[Place]:
+        """The top three of the final standings, once the stage that places them has a finished
+        game (provisional until the tournament is complete)."""
+        if not self.standings or not self.stages[self.standings[0].stage].finished:
+            return []
+        return self.standings[:3]
 
     @property
     def has_course_points(self) -> bool:
@@ -271,21 +279,6 @@ def stage_tables(
     return stages
 
 
-def podium(stages: list[StageTable]) -> tuple[str | None, list[Standing]]:
-    """The stage that decides the podium (the last one played so far) and its top three,
-    provisional until the tournament is complete: one pool's own ranking, or across pools by
-    points, wins, then rating."""
-    played = [s for s in stages if s.pools and s.finished]
-    if not played:
-        return None, []
-    last = played[-1]
-    if len(last.pools) == 1:
-        return last.name, last.pools[0].lines[:3]
-    merged = [line for pool in last.pools for line in pool.lines]
-    merged.sort(key=lambda s: (-s.points, -s.wins, -s.rating, s.team))
-    return last.name, merged[:3]
-
-
 def totals(config: TournamentDef, games: list[GameSummary]) -> Totals:
     """Games expected, planned and played, moves, draws and forfeits by kind."""
     finished = [g for g in games if g.finished]
@@ -322,7 +315,7 @@ def load_results(session: Session, tournament: Tournament) -> Results:
         crosstable(games),
         totals(config, games),
         rating_settings(tournament, config.rating),
-        *podium(stages),
+        final_standings(stages),
     )
 
 

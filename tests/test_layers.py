@@ -34,7 +34,9 @@ def imported_by(module: str) -> set[str]:
     return set(json.loads(done.stdout))
 
 
-@pytest.mark.parametrize("module", ["arena.report", "arena.results", "arena.listings", "arena.replay"])
+@pytest.mark.parametrize(
+    "module", ["arena.report", "arena.results", "arena.final_standings", "arena.listings", "arena.replay"]
+)
 def test_the_read_side_does_not_import_the_process_layer(module):
     assert imported_by(module) & set(PROCESS_LAYER) == set()
 
