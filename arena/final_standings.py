@@ -12,12 +12,33 @@ tournament is complete they are provisional: a team's stage is the furthest it h
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.lookup import pool_name
 from arena.standings import Standing, TieBreak, tie_break
 from arena.tables import PoolTable, StageTable
+from arena.text import printable, spreadsheet_text
+
+#: the columns of ``standings_csv``, in order
+CSV_COLUMNS = (
+    "place",
+    "team",
+    "stage",
+    "pool",
+    "pool_rank",
+    "points",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "forfeits",
+    "forfeit_kinds",
+    "rating",
+    "tie_break",
+)
 
 
 @dataclass(slots=True)
@@ -110,3 +131,42 @@ def final_standings(stages: list[StageTable]) -> list[Place]:
             place.tie_breaks = [decided for decided in ordered if decided is not None]
         places += placed
     return places
+
+
+def standings_csv(places: list[Place]) -> str:
+    """The standings as CSV for a spreadsheet: a header row (``CSV_COLUMNS``), then one row a
+    team. Text is shown as ``printable`` shows it and cannot start a formula
+    (``spreadsheet_text``); numbers are plain numbers."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for p in places:
+        line = p.line
+        writer.writerow(
+            [
+                p.place,
+                spreadsheet_text(printable(p.team)),
+                spreadsheet_text(printable(p.stage_name)),
+                p.pool_name,
+                line.rank,
+                _number(line.points),
+                line.games,
+                line.wins,
+                line.draws,
+                line.losses,
+                sum(line.forfeits.values()),
+                spreadsheet_text(printable(forfeit_text(line.forfeits))),
+                f"{line.rating:.4f}",
+                spreadsheet_text(printable(p.tie_break_text)),
+            ]
+        )
+    return buffer.getvalue()
+
+
+def forfeit_text(forfeits: dict[str, int]) -> str:
+    """Forfeits by kind as words, e.g. ``crash 1, timeout 2`` (empty when none)."""
+    return ", ".join(f"{kind.replace('_', ' ')} {count}" for kind, count in sorted(forfeits.items()))
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"

@@ -5,7 +5,7 @@ built here by hand from games and ratings chosen for each case."""
 from __future__ import annotations
 
 from arena.config import StageDef
-from arena.final_standings import final_standings
+from arena.final_standings import final_standings, standings_csv
 from arena.standings import GameResult, table
 from arena.tables import PoolTable, StageTable
 
@@ -172,3 +172,15 @@ def test_a_team_out_on_a_tie_break_names_the_team_that_went_on():
         (4, "Q", "group", ""),
         (5, "Y", "group", ""),
     ]
+
+
+def test_the_csv_has_a_header_row_and_a_row_a_team():
+    assert standings_csv(final_standings(two_stages())) == (
+        "place,team,stage,pool,pool_rank,points,games,wins,draws,losses,forfeits,forfeit_kinds,rating,tie_break\n"
+        "1,P,final,A,1,1,1,1,0,0,0,,28.0000,\n"
+        "2,W,final,A,2,0,1,0,0,1,0,,30.0000,\n"
+        "3,Q,group,B,2,1,2,1,0,1,0,,26.0000,over X: TrueSkill μ−3σ 26.00 vs 25.00\n"
+        "4,X,group,A,2,1,2,1,0,1,0,,25.0000,behind Q: TrueSkill μ−3σ 25.00 vs 26.00\n"
+        "5,R,group,B,3,0.5,2,0,1,1,0,,21.0000,\n"
+        "6,Y,group,A,3,0,2,0,0,2,0,,20.0000,\n"
+    )

@@ -1,4 +1,4 @@
-"""Commands that look at what is stored: tournaments, games, leaderboard, replay, report."""
+"""Commands that look at what is stored: tournaments, games, leaderboard, standings, replay, report."""
 
 from __future__ import annotations
 
@@ -11,7 +11,18 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.commands.common import DEFAULT_DB, Db, Json, err, out, print_json, print_listing, sessions
+from arena.commands.common import (
+    DEFAULT_DB,
+    Db,
+    Json,
+    cells,
+    err,
+    json_text,
+    out,
+    print_json,
+    print_listing,
+    sessions,
+)
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
@@ -92,10 +103,6 @@ def _number(value: float) -> str:
     return f"{value:g}" if value == int(value) else f"{value:.1f}"
 
 
-def _forfeits(forfeits: dict[str, int]) -> str:
-    return ", ".join(f"{kind.replace('_', ' ')} {count}" for kind, count in sorted(forfeits.items()))
-
-
 def _ms(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
@@ -140,6 +147,7 @@ def leaderboard(
     as_json: Json = False,
 ) -> None:
     """The leaderboard by TrueSkill (μ − 3σ), or a stage's pool standings with the course tie-breaks."""
+    from arena.final_standings import forfeit_text
     from arena.lookup import find_tournament
     from arena.results import describe_status, load_results
 
@@ -147,15 +155,8 @@ def leaderboard(
         raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
     with sessions(db, read_only=True).begin() as session:
         found = load_results(session, find_tournament(session, tournament))
-    t, note = found.tournament, describe_status(found)
-    header = {
-        "tournament": t.name,
-        "game": t.game["name"],
-        "status": t.status,
-        "complete": found.complete,
-        "games_finished": found.totals.finished,
-        "games_expected": found.totals.expected,
-    }
+    note = describe_status(found)
+    header = _header(found)
     if stage is None:
         _print_leaderboard(found, header, note, as_json)
         return
@@ -222,7 +223,7 @@ def leaderboard(
                 str(s.wins),
                 str(s.draws),
                 str(s.losses),
-                _forfeits(s.forfeits),
+                forfeit_text(s.forfeits),
                 f"{s.rating:.2f}",
                 "[green]advanced[/]" if s.team in p.advanced else "",
             )
@@ -241,7 +242,21 @@ def _title(found: Results, note: str | None, what: str) -> None:
         out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
 
 
+def _header(found: Results) -> dict[str, Any]:
+    t = found.tournament
+    return {
+        "tournament": t.name,
+        "game": t.game["name"],
+        "status": t.status,
+        "complete": found.complete,
+        "games_finished": found.totals.finished,
+        "games_expected": found.totals.expected,
+    }
+
+
 def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None, as_json: bool) -> None:
+    from arena.final_standings import forfeit_text
+
     if as_json:
         print_json(
             {
@@ -274,12 +289,94 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
             _number(line.points),
         ]
         row += [_number(line.course_points or 0)] if course else []
-        table.add_row(*row, _forfeits(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
+        table.add_row(*row, forfeit_text(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
     out().print(table)
     settings = ", ".join(
         f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings
     )
     out().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
+
+
+@app.command()
+def standings(
+    tournament: TournamentName = None,
+    as_csv: Annotated[
+        bool, typer.Option("--csv", help="CSV for a spreadsheet: a header row, then one row a team.")
+    ] = False,
+    into: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the --csv or --json output to this file.")
+    ] = None,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """The final standings: each team's place, the stage it reached, its points, W-D-L and forfeits
+    there, and the tie-break that decided its place where points were level."""
+    from arena.final_standings import forfeit_text, standings_csv
+    from arena.lookup import find_tournament
+    from arena.results import describe_status, load_results
+
+    if as_csv and as_json:
+        raise ArenaError("--csv and --json are two formats: give one of them")
+    if into is not None and not (as_csv or as_json):
+        raise ArenaError("--out writes the --csv or --json output: add --csv or --json")
+    with sessions(db, read_only=True).begin() as session:
+        found = load_results(session, find_tournament(session, tournament))
+    note = describe_status(found)
+    if as_csv or as_json:
+        data = {**_header(found), "note": note, "scoring": found.config.scoring}
+        text = (
+            standings_csv(found.standings)
+            if as_csv
+            else json_text({**data, "standings": [p.to_dict() for p in found.standings]})
+        )
+        if into is None:
+            typer.echo(text, nl=False)
+            if as_csv and note:
+                err().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
+            return
+        try:
+            into.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise ArenaError(
+                f"cannot write {printable(str(into))!r}: {error.strerror or error}; "
+                "give --out a file that can be written"
+            ) from None
+        wrote = f"Wrote the final standings of {found.tournament.name} ({len(found.standings)} teams) to {into}"
+        out().print(escape(printable(wrote)), highlight=False)
+        if note:
+            out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
+        return
+    _title(found, note, "final standings")
+    if not found.standings:
+        out().print("No standings: no stage of this tournament has drawn its pools yet.", markup=False)
+        return
+    table = Table("place", "team", "stage", "pool", "points", "games", "W-D-L", "forfeits", "μ−3σ", "tie-break")
+    for column in table.columns:
+        if column.header in ("place", "points", "games", "W-D-L", "μ−3σ"):
+            column.justify = "right"
+    for p in found.standings:
+        line = p.line
+        table.add_row(
+            *cells(
+                p.place,
+                p.team,
+                p.stage_name,
+                f"{p.pool_name} {line.rank}",
+                _number(line.points),
+                line.games,
+                f"{line.wins}-{line.draws}-{line.losses}",
+                forfeit_text(line.forfeits),
+                f"{line.rating:.2f}",
+                p.tie_break_text,
+            )
+        )
+    out().print(table)
+    out().print(
+        "[dim]placed by the furthest stage reached, then the rank in its pool there, then (across pools) points, "
+        f"wins, μ−3σ, name; points ({escape(printable(found.config.scoring))} scoring), W-D-L and forfeits are "
+        "those of that stage[/]",
+        highlight=False,
+    )
 
 
 @app.command()
