@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -295,6 +296,16 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
         f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings
     )
     out().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
+    out().print(
+        "[dim]ranked by TrueSkill μ−3σ over every game, not by points; the final standings: "
+        f"{escape(printable(standings_command(found.tournament.name)))}[/]",
+        highlight=False,
+    )
+
+
+def standings_command(name: str) -> str:
+    """The command that shows tournament ``name``'s final standings, quoted for a shell."""
+    return f"arena standings {shlex.quote(name)}"
 
 
 @app.command()
