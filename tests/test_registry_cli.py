@@ -237,3 +237,17 @@ def test_a_command_bot_that_breaks_the_protocol_is_not_registered(cli):
         "(protocol_error) after 0 moves: reply is not JSON: 'move 4'"
     )
     assert listed(cli) == []
+
+
+# ---------------------------------------------------------------- the description
+
+
+def test_a_bots_description_is_the_first_paragraph_of_its_module_docstring_on_one_line(tmp_path):
+    from arena.host import Host
+
+    path = tmp_path / "two_paragraphs.py"
+    path.write_text(
+        '"""Plays first:\n   the first legal move.\n\nNot this paragraph."""\n\n'
+        "def move(state, clock):\n    return state.legal_moves()[0]\n"
+    )
+    assert Host(str(path), {}).describe()["description"] == "Plays first: the first legal move."
