@@ -155,6 +155,7 @@ def test_a_failed_registration_prints_the_reason_and_exits_2_without_a_traceback
     result = arena("register", str(BOTS / "raises_in_move.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
     assert result.returncode == 2
     assert without_root_warning(result.stderr).startswith(
+        "smoke game of tictactoe against random, the bot as x, 2 s a move (wall clock):\n"
         "error: smoke game of tictactoe against random: the bot forfeited (crash) after 0 moves: RuntimeError: "
         "deliberate failure in move\n"
     )
@@ -170,6 +171,7 @@ def test_an_error_message_that_looks_like_markup_is_printed_as_it_is(tmp_path):
     )
     assert result.returncode == 2
     assert without_root_warning(result.stderr).startswith(
+        "smoke game of tictactoe against random, the bot as x, 2 s a move (wall clock):\n"
         "error: smoke game of tictactoe against random: the bot forfeited (crash) after 0 moves: ValueError: bad "
         "[bold]value[/bold] in [/x]\n"
     )
