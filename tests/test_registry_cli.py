@@ -21,10 +21,10 @@ def sha256(path: Path) -> str:
 
 
 def listed(cli) -> list[dict]:
-    """What ``arena bots --json`` lists."""
+    """The stored bots ``arena bots --json`` lists (the built-in ones left out)."""
     result = cli("bots", "--json")
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return [bot for bot in json.loads(result.stdout) if not bot["built_in"]]
 
 
 @pytest.fixture
@@ -54,6 +54,7 @@ def test_register_stores_kind_target_parameters_and_code_hash(cli, shifty):
             "params": {"offset": 2},
             "games": ["tictactoe", "uttt"],
             "registered": True,
+            "built_in": False,
             "code_hash": sha256(shifty),
             "description": "Plays the legal move at index `offset` (modulo their number); `offset` must be an int.",
         }

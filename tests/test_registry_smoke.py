@@ -18,8 +18,8 @@ MOVE_LINE = r"  move {number}: {move} in \d+\.\d\d s( \(\d+\.\d\d s of CPU\))?"
 
 
 def stored(cli) -> list[dict]:
-    """The stored bots ``arena bots --json`` lists."""
-    return json.loads(cli("bots", "--json").stdout)
+    """The stored bots ``arena bots --json`` lists (the built-in ones left out)."""
+    return [bot for bot in json.loads(cli("bots", "--json").stdout) if not bot["built_in"]]
 
 
 def test_each_move_of_the_bot_is_a_progress_line_with_its_number_move_and_time(cli):

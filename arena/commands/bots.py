@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -29,26 +29,33 @@ app = typer.Typer()
 
 @app.command()
 def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
-    """List the bots: registered ones and those declared in tournaments."""
-    from arena.listings import bot_rows
+    """List the bots: registered ones, those declared in tournaments, and the built-in ones
+    with their parameters' defaults."""
+    from arena.listings import bot_rows, builtin_rows
 
     with sessions(db, read_only=True).begin() as session:
         rows = bot_rows(session)
     print_listing(
-        rows,
+        rows + builtin_rows(),
         as_json,
         ("name", "version", "kind", "target", "params", "games", "description"),
         lambda r: (
             r["name"],
-            f"v{r['version']}" + ("" if r["registered"] else " (declared)"),
+            _version(r),
             r["kind"],
             r["target"],
-            json.dumps(r["params"]) if r["params"] else "",
+            ", ".join(f"{key}={json.dumps(value)}" for key, value in r["params"].items()),
             ", ".join(r["games"] or []),
             r["description"] or "",
         ),
-        empty="No bots yet: add one with 'arena register PATH_OR_MODULE --name NAME'.",
     )
+
+
+def _version(row: dict[str, Any]) -> str:
+    """A listed bot's version column: ``v2``, ``v1 (declared)`` or ``built-in``."""
+    if row["built_in"]:
+        return "built-in"
+    return f"v{row['version']}" + ("" if row["registered"] else " (declared)")
 
 
 @app.command()
