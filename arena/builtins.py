@@ -1,5 +1,6 @@
 """The built-in bots (the ``bots`` package) as data: each module's dotted name, the games it
-plays, its parameters with their defaults and its description.
+plays, its parameters with their defaults and its description; and which of them, if any, a
+bot's code file is.
 
 They are arena's own code, read by importing their modules in arena's process (as the host
 program imports them in a bot's); no other bot's code is ever imported here.
@@ -11,11 +12,15 @@ import functools
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import bots
 from arena.loader import description
 from bots.common import Param
+
+#: the package the built-in bots are modules of
+PACKAGE = Path(bots.__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -56,3 +61,11 @@ def builtin(name: str) -> BuiltinBot:
 def builtin_bots() -> list[BuiltinBot]:
     """Every built-in bot, in the order of ``names()``."""
     return [builtin(name) for name in names()]
+
+
+def builtin_at(path: Path) -> BuiltinBot | None:
+    """The built-in bot whose module file is ``path``, or ``None`` (any other file)."""
+    path = path.resolve()
+    if path.parent != PACKAGE or path.suffix != ".py" or path.stem not in names():
+        return None
+    return builtin(path.stem)

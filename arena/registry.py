@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena import protocol, roster
@@ -23,7 +22,7 @@ from arena.job import derive_seed
 from arena.loader import is_path
 from arena.match import Watcher, play_game
 from arena.records import BotFault, MoveRecord, Overloaded, Termination
-from arena.roster import bot_fields
+from arena.roster import bot_fields, latest_version, same_version
 from arena.store import Bot
 from arena.timing import Limit, TimeControl
 from arena.worker import GameWorker
@@ -251,8 +250,8 @@ def register_bot(
         if smoke.play:
             results = [smoke_game(worker, spec, game, smoke, progress) for game in games]
     with sessions.begin() as session:
-        latest = session.scalars(select(Bot).where(Bot.name == name).order_by(Bot.version.desc())).first()
-        if latest is not None and all(getattr(latest, k) == v for k, v in fields.items()):
+        latest = latest_version(session, name)
+        if latest is not None and same_version(latest, fields):
             latest.registered = True
             latest.games = sorted(set(latest.games or []) | set(claimed or games))
             latest.description = latest.description or description
