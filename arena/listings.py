@@ -96,8 +96,31 @@ def bot_rows(session: Session) -> list[dict[str, Any]]:
             "params": json.loads(b.params),
             "games": b.games,
             "registered": b.registered,
+            "built_in": False,
             "code_hash": b.code_hash,
             "description": b.description,
         }
         for b in session.scalars(select(Bot).order_by(Bot.name, Bot.version))
+    ]
+
+
+def builtin_rows() -> list[dict[str, Any]]:
+    """Every built-in bot (``bots.uct``), as ``bot_rows`` gives a stored one: no version or code
+    hash, its parameters with their defaults, its games and description; ``built_in`` true."""
+    from arena.builtins import builtin_bots
+
+    return [
+        {
+            "name": bot.module,
+            "version": None,
+            "kind": "python",
+            "target": bot.module,
+            "params": bot.defaults,
+            "games": list(bot.games),
+            "registered": False,
+            "built_in": True,
+            "code_hash": None,
+            "description": bot.description,
+        }
+        for bot in builtin_bots()
     ]
