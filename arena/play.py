@@ -19,7 +19,7 @@ from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
 from arena.job import derive_seed
 from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, play_game
 from arena.records import GameRecord, Termination
-from arena.store import Base, Bot, Entry, Tournament, count, get_row, save_record
+from arena.store import PLAY_HASH, Base, Bot, Entry, Tournament, count, get_row, save_record
 from arena.store import Game as GameRow
 from arena.timing import SeatClock, TimeControl
 from arena.worker import GameWorker
@@ -165,7 +165,7 @@ def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int
             name=name,
             game=game.spec(),
             config_text=f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
-            config_hash="play",
+            config_hash=PLAY_HASH,
             config={"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
             seed=0,
             status="running",

@@ -85,7 +85,13 @@ def list_games(
 
 #: the longest pause between two moves of a replay, in seconds
 MAX_DELAY = 60.0
-TournamentName = Annotated[str | None, typer.Argument(help="The tournament (default: the latest).", show_default=False)]
+TournamentName = Annotated[
+    str | None,
+    typer.Argument(
+        help="The tournament (default: the latest one run; the games of 'arena play' only by name).",
+        show_default=False,
+    ),
+]
 
 
 def _number(value: float) -> str:
