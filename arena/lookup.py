@@ -1,5 +1,6 @@
 """Finding what a command asks for in the database: a tournament (by name, or the latest one
-that was run), a game (by id), and reading back a tournament's stored configuration."""
+that was run), a game (by id), and reading back a tournament's stored configuration and the
+names of its stages and pools."""
 
 from __future__ import annotations
 
@@ -87,6 +88,17 @@ def tournament_config(tournament: Tournament) -> TournamentDef:
             f"the stored configuration of tournament {tournament.name!r} cannot be read by this "
             f"version of arena: {error}"
         ) from None
+
+
+def stage_names(tournament: Tournament) -> list[str]:
+    """The names of the tournament's stages, in order, as its stored configuration gives them."""
+    return [stage.name for stage in tournament_config(tournament).stages]
+
+
+def stage_name(names: list[str], stage: int) -> str:
+    """What stage number ``stage`` is called, given the tournament's ``stage_names`` (its
+    number, when the configuration has no such stage)."""
+    return names[stage] if 0 <= stage < len(names) else str(stage)
 
 
 def pool_name(pool: int) -> str:

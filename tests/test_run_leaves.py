@@ -65,6 +65,7 @@ def test_a_run_stopped_with_ctrl_c_leaves_the_database_and_its_log(folder):
 LOOKING = [
     ["tournaments"],
     ["games"],
+    ["games", "show", "1"],
     ["bots"],
     ["leaderboard"],
     ["replay", "1"],
