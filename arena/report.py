@@ -1,7 +1,7 @@
 """The HTML report of a tournament: a static, self-contained site (no CDN; it works from
 ``file://`` and offline), written from Jinja2 templates.
 
-Pages: ``index.html`` (podium, leaderboard, stages and pools, totals, TrueSkill settings),
+Pages: ``index.html`` (podium, leaderboard, stages and pools, totals, rating settings),
 ``crosstable.html``, ``games.html`` (every game, filtered in the page), ``teams/<team>.html``
 (record, rating chart, think-time histogram, forfeits, games) and ``games/<id>.html`` (a replay).
 

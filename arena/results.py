@@ -2,7 +2,8 @@
 pools with who went on, the podium, the crosstable and the totals.
 
 Everything here is read, never written: the same stored games always give the same results.
-Ratings are TrueSkill replayed in schedule order (``arena.rating``); pool standings are the
+Ratings are the tournament's rating system (TrueSkill or OpenSkill) replayed in schedule order
+(``arena.rating``); pool standings are the
 harness's own (``arena.stages.pool_standings``), so what the report shows is what decided
 advancement.
 """
@@ -19,20 +20,20 @@ from sqlalchemy.orm import Session
 from arena.config import RatingDef, TournamentDef
 from arena.errors import ArenaError
 from arena.lookup import tournament_config
-from arena.rating import RatingHistory, replay_ratings
+from arena.rating import RatingHistory, RatingSystem, replay_ratings, system_of
 from arena.stages import advancing, expected_games, pool_standings, results
 from arena.standings import GameResult, Standing, game_points, table
 from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
 from arena.tables import CrossCell, GameSummary, LeaderboardLine, PoolTable, StageTable, Team, Think, Totals
 from arena.yamlfile import load_yaml
 
-#: how each TrueSkill setting is shown, in the order the report lists them
+#: how each rating setting is shown, in the order the report lists them
 RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"), ("draw_probability", "draw probability"))
 
 
 @dataclass(frozen=True, slots=True)
 class RatingSetting:
-    """One TrueSkill setting used: its name, symbol, value, and whether the file set it."""
+    """One rating setting used: its name, symbol, value, and whether the file set it."""
 
     name: str
     symbol: str
@@ -41,16 +42,19 @@ class RatingSetting:
 
 
 def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSetting]:
-    """The TrueSkill environment used for ``tournament``, each value with where it came from."""
+    """The settings of the rating system used for ``tournament`` (those it uses), each value
+    with where it came from."""
     try:
         written = load_yaml(tournament.config_text, "the stored tournament file") or {}
         given = written.get("rating") or {} if isinstance(written, dict) else {}
     except ArenaError:
         given = {}
     given = given if isinstance(given, dict) else {}
+    used = system_of(rating).settings
     return [
         RatingSetting(name, symbol, getattr(rating, name), "tournament file" if name in given else "default")
         for name, symbol in RATING_SETTINGS
+        if name in used
     ]
 
 
@@ -70,6 +74,11 @@ class Results:
     rating_settings: list[RatingSetting]
     podium_stage: str | None
     podium: list[Standing]
+
+    @property
+    def rating_system(self) -> RatingSystem:
+        """The rating system the leaderboard ranks by (the tournament file's ``rating.system``)."""
+        return system_of(self.config.rating)
 
     @property
     def complete(self) -> bool:

@@ -139,7 +139,8 @@ def leaderboard(
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """The leaderboard by TrueSkill (μ − 3σ), or a stage's pool standings with the course tie-breaks."""
+    """The leaderboard by the tournament's rating (TrueSkill or OpenSkill μ − 3σ), or a stage's pool
+    standings with the course tie-breaks."""
     from arena.lookup import find_tournament
     from arena.results import describe_status, load_results
 
@@ -242,17 +243,20 @@ def _title(found: Results, note: str | None, what: str) -> None:
 
 
 def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None, as_json: bool) -> None:
+    system = found.rating_system
     if as_json:
         print_json(
             {
                 **header,
                 "note": note,
+                "rating_system": system.name,
+                "ranked_by": system.label,
                 "rating": {s.name: s.value for s in found.rating_settings},
                 "leaderboard": [line.to_dict() for line in found.leaderboard],
             }
         )
         return
-    _title(found, note, "leaderboard by TrueSkill μ − 3σ")
+    _title(found, note, f"leaderboard by {system.label}")
     course = found.has_course_points and found.config.scoring != "course2019"
     columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "games", "W-D-L", "points"]
     columns += ["course pts"] if course else []
@@ -279,7 +283,7 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
     settings = ", ".join(
         f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings
     )
-    out().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
+    out().print(f"[dim]{system.title}: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
 
 
 @app.command()
