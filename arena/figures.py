@@ -1,5 +1,5 @@
-"""How the report writes figures (numbers, times, durations, colours) and the geometry of its
-charts: hand-written SVG whose coordinates are computed here and drawn by the macros in
+"""How the report writes figures (numbers, times, durations, colours, Elo) and the geometry of
+its charts: hand-written SVG whose coordinates are computed here and drawn by the macros in
 ``templates/charts.html``."""
 
 from __future__ import annotations
@@ -60,6 +60,14 @@ def share_colour(share: float) -> str:
     loss, even, win = (226, 110, 96), (243, 241, 236), (84, 168, 118)
     far, t = (loss, 1 - 2 * share) if share < 0.5 else (win, 2 * share - 1)
     return "#" + "".join(f"{round(e + (f - e) * t):02x}" for e, f in zip(even, far))
+
+
+def signed_elo(value: float | None) -> str:
+    """An Elo with its sign, to the point: ``+35``, ``-120``, ``0``; empty for ``None``."""
+    if value is None:
+        return ""
+    shown = f"{value:+.0f}"
+    return "0" if shown in ("+0", "-0") else shown
 
 
 @dataclass(frozen=True, slots=True)

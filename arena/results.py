@@ -1,11 +1,11 @@
-"""A tournament's results as the database holds them: ratings, the leaderboard, the stages and
-pools with who went on, the podium, the crosstable and the totals.
+"""A tournament's results as the database holds them: ratings, the leaderboard, the Elo
+leaderboard, the stages and pools with who went on, the podium, the crosstable and the totals.
 
 Everything here is read, never written: the same stored games always give the same results.
 Ratings are the tournament's rating system (TrueSkill or OpenSkill) replayed in schedule order
-(``arena.rating``); pool standings are the
-harness's own (``arena.stages.pool_standings``), so what the report shows is what decided
-advancement.
+(``arena.rating``); Elo is a maximum-likelihood fit over the finished games with confidence
+intervals (``arena.elo``); pool standings are the harness's own
+(``arena.stages.pool_standings``), so what the report shows is what decided advancement.
 """
 
 from __future__ import annotations
@@ -18,13 +18,25 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.config import RatingDef, TournamentDef
+from arena.elo import fit_elo
 from arena.errors import ArenaError
 from arena.lookup import tournament_config
 from arena.rating import RatingHistory, RatingSystem, replay_ratings, system_of
 from arena.stages import advancing, expected_games, pool_standings, results
 from arena.standings import GameResult, Standing, game_points, table
 from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
-from arena.tables import CrossCell, GameSummary, LeaderboardLine, PoolTable, StageTable, Team, Think, Totals
+from arena.tables import (
+    CrossCell,
+    EloLine,
+    EloTable,
+    GameSummary,
+    LeaderboardLine,
+    PoolTable,
+    StageTable,
+    Team,
+    Think,
+    Totals,
+)
 from arena.yamlfile import load_yaml
 
 #: how each rating setting is shown, in the order the report lists them
@@ -74,6 +86,7 @@ class Results:
     rating_settings: list[RatingSetting]
     podium_stage: str | None
     podium: list[Standing]
+    elo: EloTable
 
     @property
     def rating_system(self) -> RatingSystem:
@@ -182,10 +195,14 @@ def load_moves(session: Session, tournament: Tournament) -> dict[int, list[tuple
 
 
 def leaderboard(
-    teams: list[Team], games: list[GameSummary], played: list[GameResult], ratings: dict[str, RatingHistory]
+    teams: list[Team],
+    games: list[GameSummary],
+    played: list[GameResult],
+    ratings: dict[str, RatingHistory],
+    elo: EloTable | None = None,
 ) -> list[LeaderboardLine]:
     """Every team ranked by μ − 3σ (then points, then name), with its record over the finished
-    games ``played`` and its think time."""
+    games ``played``, its think time and, given the ``elo`` table of the same games, its Elo."""
     finished = [g for g in games if g.finished]
     standings = {line.team: line for line in table([t.name for t in teams], played, {})}
     course: dict[str, float] = defaultdict(float)
@@ -202,6 +219,7 @@ def leaderboard(
     for team in teams:
         s, r = standings[team.name], ratings[team.name]
         moves, total, longest = think[team.name]
+        fitted = elo.line(team.name) if elo is not None else None
         lines.append(
             LeaderboardLine(
                 0,
@@ -220,12 +238,60 @@ def leaderboard(
                 int(moves),
                 total / moves if moves else None,
                 longest if moves else None,
+                fitted.elo if fitted else None,
+                fitted.lower if fitted else None,
+                fitted.upper if fitted else None,
             )
         )
     lines.sort(key=lambda line: (-line.conservative, -line.points, line.team))
     for rank, line in enumerate(lines, 1):
         line.rank = rank
     return lines
+
+
+def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | None = None) -> EloTable:
+    """The Elo leaderboard of the finished games (of ``stage``, or all of them): every team (of
+    the stage's pools) fitted by ``arena.elo.fit_elo`` at its defaults, 95 % intervals, the
+    field's mean at 0, one virtual draw each so that a perfect score stays finite."""
+    if stage is None:
+        names = [t.name for t in teams]
+        chosen = [g for g in games if g.finished]
+    else:
+        members = {line.team for pool in stage.pools for line in pool.lines}
+        if not members:
+            raise ArenaError(f"stage {stage.name!r} has not started: it has no teams to rate yet")
+        names = [t.name for t in teams if t.name in members]
+        chosen = [g for g in games if g.finished and g.stage == stage.number]
+    record = {name: [0, 0, 0] for name in names}  # wins, draws, losses
+    fitted = []
+    for g in chosen:
+        score = 0.5 if g.winner is None else (1.0 if g.winner == 0 else 0.0)
+        fitted.append((g.first, g.second, score))
+        for seat, team in enumerate(g.seats):
+            record[team][1 if g.winner is None else (0 if g.winner == seat else 2)] += 1
+    fit = fit_elo(fitted, names)
+    bots = {t.name: t.bot for t in teams}
+    ranked = fit.players
+    lines = []
+    for rank, player in enumerate(ranked, 1):
+        wins, draws, losses = record[player.name]
+        below = ranked[rank].name if rank < len(ranked) else None
+        lines.append(
+            EloLine(
+                rank,
+                player.name,
+                bots[player.name],
+                player.elo,
+                player.lower,
+                player.upper,
+                player.games,
+                wins,
+                draws,
+                losses,
+                fit.los(player.name, below) if below is not None else None,
+            )
+        )
+    return EloTable(None if stage is None else stage.name, len(chosen), fit, lines)
 
 
 def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
@@ -320,18 +386,20 @@ def load_results(session: Session, tournament: Tournament) -> Results:
     )
     conservative = {team: history.conservative for team, history in ratings.items()}
     stages = stage_tables(session, tournament, config, games, conservative)
+    elo = elo_table(teams, games)
     return Results(
         tournament,
         config,
         teams,
         games,
         ratings,
-        leaderboard(teams, games, played, ratings),
+        leaderboard(teams, games, played, ratings, elo),
         stages,
         crosstable(games),
         totals(config, games),
         rating_settings(tournament, config.rating),
         *podium(stages),
+        elo,
     )
 
 

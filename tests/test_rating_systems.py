@@ -60,7 +60,7 @@ def test_openskill_ratings_are_the_packages_plackett_luce_replayed_in_schedule_o
 def test_the_two_systems_rate_the_same_games_and_differ_only_in_the_ratings(tmp_path):
     _, true = stored_league(tmp_path, "true")
     _, open_ = stored_league(tmp_path, "open", rating=OPENSKILL)
-    record = ("games", "wins", "draws", "losses", "points")
+    record = ("games", "wins", "draws", "losses", "points", "elo")
 
     def by_team(found):
         return {line.team: tuple(getattr(line, name) for name in record) for line in found.leaderboard}
@@ -88,10 +88,20 @@ def test_the_leaderboard_says_which_system_ranks_it(tmp_path):
     result = run_arena("leaderboard", "--db", url)
     assert result.exit_code == 0, result.output
     assert "open: tictactoe, leaderboard by OpenSkill ordinal μ − 3σ; 6/6 games, status finished" in result.output
-    assert "OpenSkill: μ 25, σ 8.33333, β 4.16667, τ 0.0833333; points: standard scoring" in result.output
+    assert "OpenSkill: μ 25, σ 8.33333, β 4.16667, τ 0.0833333; Elo: fitted to the 6 finished games" in result.output
     data = json.loads(run_arena("leaderboard", "--json", "--db", url).output)
     assert (data["rating_system"], data["ranked_by"]) == ("openskill", "OpenSkill ordinal μ − 3σ")
     assert data["rating"] == {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300}
+
+
+def test_rating_by_the_other_system_is_refused_naming_the_tournaments(tmp_path):
+    url, _ = stored_league(tmp_path, "open", rating=OPENSKILL)
+    result = run_arena("leaderboard", "--rating", "trueskill", "--db", url)
+    assert result.exit_code != 0
+    assert str(result.exception) == (
+        "--rating 'trueskill': tournament 'open' is rated by openskill (its file's rating.system); "
+        "choose openskill or elo"
+    )
 
 
 def test_the_report_names_the_system_in_the_leaderboard_the_settings_and_the_team_pages(tmp_path):
