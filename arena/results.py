@@ -41,6 +41,8 @@ from arena.yamlfile import load_yaml
 
 #: how each rating setting is shown, in the order the report lists them
 RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"), ("draw_probability", "draw probability"))
+#: the most teams the report's table of likelihoods of superiority shows (the best by Elo)
+LOS_TEAMS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +294,23 @@ def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | N
             )
         )
     return EloTable(None if stage is None else stage.name, len(chosen), fit, lines)
+
+
+def los_matrix(table: EloTable, teams: list[str]) -> list[list[float | None]]:
+    """For each of ``teams`` (rows) and each of them again (columns), the likelihood that the
+    row's team is stronger than the column's (``None`` on the diagonal)."""
+    return [[None if a == b else table.los(a, b) for b in teams] for a in teams]
+
+
+def final_los(found: Results) -> tuple[list[str], list[list[float | None]], int]:
+    """The teams of the last stage once it is drawn (the ``LOS_TEAMS`` best by Elo), their
+    likelihoods of superiority from the Elo fit over every game, and how many teams the stage
+    has; no teams before the stage is drawn."""
+    last = found.stages[-1] if found.stages else None
+    members = {line.team for pool in last.pools for line in pool.lines} if last else set()
+    ranked = [line.team for line in found.elo.lines if line.team in members]
+    shown = ranked[:LOS_TEAMS]
+    return shown, los_matrix(found.elo, shown), len(ranked)
 
 
 def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
