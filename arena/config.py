@@ -248,7 +248,7 @@ class StageDef(Strict):
     name: str = "round-robin"
     pools: int = Field(1, ge=1)
     seeding: Literal["random", "snake", "order"] = "random"
-    games_per_pair: int = Field(2, ge=1, le=100)
+    games_per_pair: int = Field(2, ge=1, le=MAX_STAGE_GAMES)  # a match of two bots: a stage of one pair
     advance: int | None = Field(None, ge=1)
 
 
