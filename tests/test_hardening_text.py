@@ -223,7 +223,9 @@ def hostile_names(cli, tmp_path):
     return cli
 
 
-@pytest.mark.parametrize("command", [["games"], ["bots"], ["tournaments"], ["leaderboard", "t"]])
+@pytest.mark.parametrize(
+    "command", [["games"], ["bots"], ["tournaments"], ["leaderboard", "t"], ["leaderboard", "t", "--rating", "elo"]]
+)
 def test_listings_show_terminal_escapes_in_stored_names_escaped(hostile_names, command):
     result = hostile_names(*command)
     assert result.exit_code == 0, result.output

@@ -66,7 +66,7 @@ def test_the_leaderboard_table_shows_each_team_with_its_record(league_url):
     assert result.exit_code == 0, result.output
     assert "league: tictactoe, leaderboard by TrueSkill μ − 3σ; 6/6 games, status finished" in result.output
     d_row = next(line for line in result.output.splitlines() if "│ D " in line)
-    assert [cell.strip() for cell in d_row.split("│")[1:-1]][6:11] == ["3", "0-1-2", "0.5", "timeout 1", "11.1"]
+    assert [cell.strip() for cell in d_row.split("│")[1:-1]][7:12] == ["3", "0-1-2", "0.5", "timeout 1", "11.1"]
 
 
 def test_the_leaderboard_says_what_it_ranks_by_and_where_the_standings_are(tmp_path):

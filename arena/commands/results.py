@@ -28,7 +28,7 @@ from arena.errors import ArenaError
 
 if TYPE_CHECKING:
     from arena.results import Results
-    from arena.tables import StageTable
+    from arena.tables import EloTable, StageTable
 from arena.text import printable
 
 app = typer.Typer()
@@ -281,10 +281,20 @@ def leaderboard(
     pool: Annotated[
         str | None, typer.Option("--pool", "-p", help="Only this pool of the stage (A, B, ... or number from 0).")
     ] = None,
+    rating: Annotated[
+        str | None,
+        typer.Option(
+            "--rating",
+            "-r",
+            help="elo: rank by an Elo fit with 95 % intervals (of the --stage's games, or all); "
+            "default: the tournament's rating system (trueskill or openskill).",
+        ),
+    ] = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """The leaderboard by TrueSkill (μ − 3σ), or a stage's pool standings with the course tie-breaks."""
+    """The leaderboard by the tournament's rating (TrueSkill or OpenSkill μ − 3σ) with each
+    team's Elo, by Elo (--rating elo), or a stage's pool standings with the course tie-breaks."""
     from arena.final_standings import forfeit_text
     from arena.lookup import find_tournament
     from arena.results import describe_status, load_results
@@ -293,8 +303,19 @@ def leaderboard(
         raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
     with sessions(db, read_only=True).begin() as session:
         found = load_results(session, find_tournament(session, tournament))
+    system = found.rating_system.name
+    if rating is not None and rating not in ("elo", system):
+        raise ArenaError(
+            f"--rating {rating!r}: tournament {found.tournament.name!r} is rated by {system} (its file's "
+            f"rating.system); choose {system} or elo"
+        )
+    if rating == "elo" and pool is not None:
+        raise ArenaError("--rating elo rates a whole stage, not a pool: leave --pool out")
     note = describe_status(found)
     header = _header(found)
+    if rating == "elo":
+        _print_elo(found, header, note, None if stage is None else found.stages[pick_stage(found, stage)], as_json)
+        return
     if stage is None:
         _print_leaderboard(found, header, note, as_json)
         return
@@ -392,22 +413,36 @@ def _header(found: Results) -> dict[str, Any]:
     }
 
 
+def _elo_interval(elo: float | None, upper: float | None) -> str:
+    from arena.figures import signed_elo
+
+    return "" if elo is None or upper is None else f"{signed_elo(elo)} ± {upper - elo:.0f}"
+
+
+def _percent(value: float | None) -> str:
+    return "" if value is None else f"{100 * value:.1f} %"
+
+
 def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None, as_json: bool) -> None:
     from arena.final_standings import forfeit_text
 
+    system = found.rating_system
     if as_json:
         print_json(
             {
                 **header,
                 "note": note,
+                "rating_system": system.name,
+                "ranked_by": system.label,
                 "rating": {s.name: s.value for s in found.rating_settings},
+                "elo": found.elo.settings(),
                 "leaderboard": [line.to_dict() for line in found.leaderboard],
             }
         )
         return
-    _title(found, note, "leaderboard by TrueSkill μ − 3σ")
+    _title(found, note, f"leaderboard by {system.label}")
     course = found.has_course_points and found.config.scoring != "course2019"
-    columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "games", "W-D-L", "points"]
+    columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "Elo ± 95 %", "games", "W-D-L", "points"]
     columns += ["course pts"] if course else []
     table = Table(*columns, "forfeits", "mean ms", "max ms")
     for column in table.columns:
@@ -422,6 +457,7 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
             f"{line.conservative:.2f}",
             f"{line.mu:.2f}",
             f"{line.sigma:.2f}",
+            _elo_interval(line.elo, line.elo_upper),
             str(line.games),
             f"{line.wins}-{line.draws}-{line.losses}",
             _number(line.points),
@@ -432,9 +468,13 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
     settings = ", ".join(
         f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings
     )
-    out().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
     out().print(
-        "[dim]ranked by TrueSkill μ−3σ over every game, not by points; the final standings: "
+        f"[dim]{system.title}: {settings}; Elo: fitted to the {found.elo.games} finished games (see --rating elo); "
+        f"points: {found.config.scoring} scoring[/]",
+        highlight=False,
+    )
+    out().print(
+        f"[dim]ranked by {system.title} μ−3σ over every game, not by points; the final standings: "
         f"{escape(printable(standings_command(found.tournament.name)))}[/]",
         highlight=False,
     )
@@ -523,6 +563,63 @@ def standings(
         "[dim]placed by the furthest stage reached, then the rank in its pool there, then (across pools) points, "
         f"wins, μ−3σ, name; points ({escape(printable(found.config.scoring))} scoring), W-D-L and forfeits are "
         "those of that stage[/]",
+        highlight=False,
+    )
+
+
+def _print_elo(
+    found: Results, header: dict[str, Any], note: str | None, stage: StageTable | None, as_json: bool
+) -> None:
+    from arena.figures import signed_elo
+    from arena.results import elo_table
+
+    if stage is not None and not stage.pools:
+        table: EloTable | None = None
+    else:
+        table = found.elo if stage is None else elo_table(found.teams, found.games, stage)
+    if as_json:
+        print_json(
+            {
+                **header,
+                "note": note,
+                "rating_system": "elo",
+                "ranked_by": "Elo",
+                "stage": None if stage is None else stage.name,
+                "elo": None if table is None else table.settings(),
+                "leaderboard": [] if table is None else [line.to_dict() for line in table.lines],
+            }
+        )
+        return
+    where = "all stages" if stage is None else f"stage {stage.name} ({stage.status})"
+    _title(found, note, f"leaderboard by Elo, {where}")
+    if table is None:
+        assert stage is not None
+        out().print(
+            f"Stage {printable(stage.name)!r} has not started: its pools are drawn when the stage before it ends.",
+            markup=False,
+        )
+        return
+    grid = Table("#", "team", "bot", "Elo", "± 95 %", "games", "W-D-L", "score", "LOS next")
+    for column in grid.columns:
+        if column.header not in ("team", "bot"):
+            column.justify = "right"
+    for line in table.lines:
+        grid.add_row(
+            str(line.rank),
+            escape(printable(line.team)),
+            escape(printable("" if line.bot == line.team else line.bot)),
+            signed_elo(line.elo),
+            f"{line.error:.0f}",
+            str(line.games),
+            f"{line.wins}-{line.draws}-{line.losses}",
+            _percent(line.score),
+            _percent(line.los_next),
+        )
+    out().print(grid)
+    out().print(
+        f"[dim]Elo: Bradley-Terry maximum-likelihood fit to {table.games} finished games (a draw is half a win "
+        "and half a loss, a forfeit a loss), 0 the field's mean, each team credited one virtual draw against "
+        "it; LOS next: the likelihood that a team is stronger than the one ranked below it.[/]",
         highlight=False,
     )
 
