@@ -63,8 +63,9 @@ def test_the_index_draws_a_bar_and_an_error_bar_for_each_team_best_first(staged)
 
 def test_the_leaderboard_table_has_each_teams_elo_and_interval(staged):
     index, found = staged
+    table = re.search(r'<table[^>]*id="leaderboard".*?</table>', index, re.S).group(0)
     for line in found.leaderboard:
-        cell = re.search(rf'<tr data-team="{re.escape(line.team)}">.*?data-col="elo">([^\n]*)</td>', index, re.S)
+        cell = re.search(rf'<tr data-team="{re.escape(line.team)}">.*?data-col="elo">([^\n]*)</td>', table, re.S)
         fitted = found.elo.line(line.team)
         assert cell.group(1) == f'{signed_elo(fitted.elo)} <span class="muted">± {fitted.error:.0f}</span>'
 
