@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.machinery import PathFinder
 from pathlib import Path
@@ -27,8 +28,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import arena
 import bots
-from arena.errors import ArenaError
+from arena.errors import ArenaError, BotParameterError
 from arena.loader import is_path
+from bots.common import resolve_parameters
 
 if TYPE_CHECKING:
     from arena.botspec import BotSpec
@@ -187,6 +189,17 @@ class BotKind(ABC):
     def check_params(self, params: dict[str, Any]) -> None:
         """``BotKindError`` if this kind cannot take ``params``."""
 
+    def normalize_params(self, target: str, base: Path, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` as a version of the bot ``target`` stores them: as given, unless arena
+        knows the bot's parameters without running it (a built-in bot's; see ``PythonBot``)."""
+        return dict(params)
+
+    def uses_folder(self, target: str, base: Path) -> bool:
+        """Whether bot ``target`` declared from folder ``base`` depends on that folder (a module
+        imported from it, a command's relative paths): declared from another folder, it is
+        another version. An installed module or a file does not."""
+        return False
+
     @abstractmethod
     def resolve(self, target: str, base: Path) -> str:
         """``target`` as stored: a file made absolute (``BotKindError`` if it is missing)."""
@@ -243,6 +256,31 @@ class PythonBot(BotKind):
             )
         return target
 
+    def normalize_params(self, target: str, base: Path, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A built-in bot's parameters (``bots.uct``, or its file) are checked against its
+        ``PARAMETERS`` (``BotKindError`` naming the parameter), given as it takes them (an int
+        for a float parameter is a float), and those equal to their default left out: a
+        parameter not given is its default, so ``{}`` and ``{reuse: true}`` are one version.
+        Any other module's parameters are kept as given: only running it would tell its defaults."""
+        from arena.builtins import builtin_at
+
+        found = builtin_at(self.code(target, base).root)
+        if found is None:
+            return dict(params)
+        try:
+            values = resolve_parameters(found.module, found.parameters, params)
+        except BotParameterError as error:
+            raise BotKindError(str(error)) from None
+        defaults = found.defaults
+        return {
+            name: value
+            for name, value in values.items()
+            if not (value == defaults[name] and type(value) is type(defaults[name]))
+        }
+
+    def uses_folder(self, target: str, base: Path) -> bool:
+        return not is_path(target) and self.code(target, base).bundle
+
     def code(self, target: str, base: Path) -> Code:
         if is_path(target):
             path = (base / target).resolve()
@@ -297,6 +335,9 @@ class CommandBot(BotKind):
 
     def code(self, target: str, base: Path) -> Code | None:
         return None
+
+    def uses_folder(self, target: str, base: Path) -> bool:
+        return True
 
     def digest(self, target: str, base: Path) -> str:
         """The command line and the files it names (a program found on the PATH is not hashed)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,13 +15,21 @@ if TYPE_CHECKING:
     from arena.timing import ClockKind
 
 
+def canonical_params(params: Mapping[str, Any]) -> str:
+    """A bot's parameters as the one JSON text they are stored, compared and sent to the bot
+    as: keys sorted, no spaces (``{"c":1.4,"iterations":400}``), so that two spellings of the
+    same parameters are one bot version and one warm process."""
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))
+
+
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """A bot as the workers start it. Hashable, so warm processes can be kept per spec.
 
     ``kind`` names its ``arena.botkinds`` kind: ``python`` (a module run by arena's host
     program), ``command`` (any program speaking the protocol) or ``course2019`` (a 2019 course
-    bot file); ``params`` is JSON text; ``path`` the folder a Python module is imported from (its
+    bot file); ``params`` is JSON text in its canonical form
+    (``canonical_params``); ``path`` the folder a Python module is imported from (its
     bundle) or a command's relative paths are resolved in; ``sandbox`` False runs it without
     namespaces, Landlock or seccomp. ``code`` is the bot's own file or package to copy into a
     bundle before it runs (the worker does, checking ``code_hash``, and sets ``path`` to it);

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from arena import __version__
-from arena.commands import bots, learning, play, results, running
+from arena.commands import bots, learning, match, play, results, running
 from arena.commands.common import ROOT_WARNING, check_arguments, err, warn_if_root  # noqa: F401 (part of the API)
 from arena.errors import ArenaError
 from arena.text import printable
@@ -19,12 +19,12 @@ from arena.text import printable
 app = typer.Typer(
     name="arena",
     help="Run bot tournaments: round robins in pools and stages, every game stored, "
-    "TrueSkill leaderboards and HTML reports.",
+    "TrueSkill, OpenSkill and Elo leaderboards and HTML reports; match two bots under an SPRT.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for group in (running.app, bots.app, results.app, play.app, learning.app):
+for group in (running.app, match.app, bots.app, results.app, play.app, learning.app):
     app.add_typer(group)
 
 

@@ -45,7 +45,7 @@ MAX_GRACE = 60.0
 MAX_MEGABYTES = 1 << 20
 #: the most games a stage may plan (a round robin's are planned, and stored, when it starts)
 MAX_STAGE_GAMES = 1_000_000
-#: the largest TrueSkill setting (in size): beyond, its arithmetic overflows
+#: the largest rating setting (in size): beyond, TrueSkill's arithmetic overflows
 MAX_RATING = 1e6
 
 if TYPE_CHECKING:
@@ -230,8 +230,11 @@ class LimitsDef(Strict):
 
 
 class RatingDef(Strict):
-    """The TrueSkill environment."""
+    """The rating system the leaderboard ranks by and the tie-breaks use, and its settings:
+    ``trueskill`` (the default) or ``openskill`` (Weng-Lin's Plackett-Luce model), each ranking
+    by ``mu - 3 sigma``; ``draw_probability`` is TrueSkill's alone (OpenSkill has none)."""
 
+    system: Literal["trueskill", "openskill"] = "trueskill"
     mu: float = Field(25.0, ge=-MAX_RATING, le=MAX_RATING)
     sigma: float = Field(25.0 / 3, gt=0, le=MAX_RATING)
     beta: float = Field(25.0 / 6, gt=0, le=MAX_RATING)
@@ -255,7 +258,7 @@ class StageDef(Strict):
     format: str = "round_robin"
     pools: int = Field(1, ge=1)
     seeding: Literal["random", "snake", "order"] = "random"
-    games_per_pair: int = Field(2, ge=1, le=100)
+    games_per_pair: int = Field(2, ge=1, le=MAX_STAGE_GAMES)  # a match of two bots: a stage of one pair
     advance: int | None = Field(None, ge=1)
     rounds: int | None = Field(None, ge=1, le=1000, description="swiss: the rounds to play")
     named: list[str] | None = Field(None, min_length=1, description="gauntlet: the teams that play the field")

@@ -369,32 +369,24 @@ def find_class(module, path, name=None):
     )
 
 
-def _first_comment(path):
-    """The file's first block of comment lines (shebang and coding lines aside), as one line."""
-    try:
-        with open(path, "rb") as stream:
-            lines = stream.read().decode("utf-8", "replace").splitlines()
-    except (IOError, OSError):
-        return ""
-    block = []
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith("#!") or re.match(r"^#.*coding[:=]", stripped):
-            continue
-        if stripped.startswith("#"):
-            block.append(stripped.lstrip("#").strip())
-        elif block or stripped:
+def _first_paragraph(doc):
+    """The first paragraph of docstring ``doc`` (up to its first blank line) on one line."""
+    paragraph = []
+    for line in _text(doc).strip().splitlines():
+        if not line.strip():
             break
-    return " ".join(part for part in block if part)
+        paragraph.append(line.strip())
+    return " ".join(paragraph)
 
 
-def description(cls, module, path):
-    """What the bot says of itself: its class's docstring, else its file's docstring or first
-    comment; one line."""
-    for doc in (getattr(cls, "__doc__", None), getattr(module, "__doc__", None)):
-        if doc and doc.strip():
-            return " ".join(_text(doc).split())
-    return _first_comment(path)
+def description(cls, module):
+    """What the bot says of itself: the first paragraph of its file's docstring, else of its
+    class's, on one line; ``""`` without either (a comment is not a description: a file's first
+    comment is as often a name, a licence or code put aside)."""
+    for doc in (getattr(module, "__doc__", None), getattr(cls, "__doc__", None)):
+        if doc and _text(doc).strip():
+            return _first_paragraph(doc)
+    return ""
 
 
 class Host(object):
@@ -423,7 +415,7 @@ class Host(object):
         self.load()
         return {
             "type": "description",
-            "description": description(self.cls, self.module, self.path),
+            "description": description(self.cls, self.module),
             "games": GAMES,
             "parameters": None,
         }
@@ -446,7 +438,7 @@ class Host(object):
         self.doing = "%s()" % self.cls.__name__
         self.bot = self.cls()
         self.game = CourseGame()
-        return {"type": "ready", "description": description(self.cls, self.module, self.path), "games": GAMES}
+        return {"type": "ready", "description": description(self.cls, self.module), "games": GAMES}
 
     def move(self, message):
         """Play the moves the request brings, then ask the bot for its move on a copy of the board."""

@@ -1,5 +1,5 @@
-"""How the report writes figures (numbers, times, durations, colours) and the geometry of its
-charts: hand-written SVG whose coordinates are computed here and drawn by the macros in
+"""How the report writes figures (numbers, times, durations, colours, Elo) and the geometry of
+its charts: hand-written SVG whose coordinates are computed here and drawn by the macros in
 ``templates/charts.html``."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.rating import RatingHistory
+from arena.tables import EloLine
 
 
 def number(value: float | None, digits: int = 2) -> str:
@@ -60,6 +61,26 @@ def share_colour(share: float) -> str:
     loss, even, win = (226, 110, 96), (243, 241, 236), (84, 168, 118)
     far, t = (loss, 1 - 2 * share) if share < 0.5 else (win, 2 * share - 1)
     return "#" + "".join(f"{round(e + (f - e) * t):02x}" for e, f in zip(even, far))
+
+
+def signed_elo(value: float | None) -> str:
+    """An Elo with its sign, to the point: ``+35``, ``-120``, ``0``; empty for ``None``."""
+    if value is None:
+        return ""
+    shown = f"{value:+.0f}"
+    return "0" if shown in ("+0", "-0") else shown
+
+
+def percent(share: float | None) -> str:
+    """A probability as a whole percentage, ``<1`` and ``>99`` at the ends (never a certain
+    ``0`` or ``100`` that rounding made); empty for ``None``."""
+    if share is None:
+        return ""
+    if share < 0.005:
+        return "<1"
+    if share > 0.995:
+        return ">99"
+    return f"{100 * share:.0f}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,4 +229,52 @@ def think_histogram(times_ms: list[float], limit_ms: float | None) -> dict[str, 
         "xticks": xticks,
         "yticks": yticks,
         "limit": limit,
+    }
+
+
+#: the height of one team's row in the Elo chart, and the most characters of its name shown
+ELO_ROW = 18
+ELO_LABEL = 22
+
+
+def elo_chart(lines: list[EloLine]) -> dict[str, Any]:
+    """The geometry of the Elo leaderboard as a bar a team, best at the top: the bar from 0 to
+    its Elo, an error bar over its interval, its name on the left (cut to ``ELO_LABEL``
+    characters; whole in the tooltip)."""
+    frame = Frame(720, 14 + ELO_ROW * max(len(lines), 1) + 34, left=160, top=14)
+    if not lines:
+        return {"empty": True, **frame.box()}
+    low = min(0.0, *(line.lower for line in lines))
+    high = max(0.0, *(line.upper for line in lines))
+    pad = (high - low) * 0.04 or 10.0
+    low, high = low - pad, high + pad
+
+    def x(value: float) -> float:
+        return frame.x((value - low) / (high - low))
+
+    rows = []
+    for i, line in enumerate(lines):
+        middle = round(frame.top + ELO_ROW * (i + 0.5), 1)
+        name = line.team if len(line.team) <= ELO_LABEL else line.team[: ELO_LABEL - 1] + "…"
+        rows.append(
+            {
+                "y": middle,
+                "label": name,
+                "bar_x": x(min(0.0, line.elo)),
+                "bar_y": round(middle - ELO_ROW * 0.3, 1),
+                "bar_w": round(abs(x(line.elo) - x(0.0)), 1),
+                "bar_h": round(ELO_ROW * 0.6, 1),
+                "negative": line.elo < 0,
+                "low": x(line.lower),
+                "high": x(line.upper),
+                "title": f"{line.team}: Elo {signed_elo(line.elo)} ± {line.error:.0f} (95 %: "
+                f"{signed_elo(line.lower)} to {signed_elo(line.upper)}), {line.games} games",
+            }
+        )
+    return {
+        "empty": False,
+        **frame.box(),
+        "rows": rows,
+        "zero": x(0.0),
+        "xticks": [{"x": x(v), "label": signed_elo(v)} for v in nice_ticks(low, high, 6) if low <= v <= high],
     }

@@ -13,7 +13,7 @@ from arena.config import StageDef
 from arena.elo import fit_elo
 from arena.formats import knockout
 from arena.rounds import Played, knockout_places, knockout_rounds, round_name, swiss_state
-from arena.standings import GameResult, Standing, table
+from arena.standings import GameResult, Standing, TieBreak, table, tie_break
 
 #: what each format's standings rank by, in words
 RANKED_BY = {
@@ -40,8 +40,13 @@ class FormatStanding(Standing):
     #: adaptive: the fitted Elo and the half width of its 95 % interval
     elo: float | None = None
     elo_error: float | None = None
-    #: knockout: ``champion``, the round the team went out in, or ``in`` the round it is in
+    #: knockout: ``champion``, the round the team went out in, or ``in`` the round it is in;
+    #: the matches it won (a bye counts) and its seed (1 the top)
     reached: str | None = None
+    matches_won: int | None = None
+    seed: int | None = None
+    #: the stage's format
+    format: str = "round_robin"
 
 
 def _extended(line: Standing) -> FormatStanding:
@@ -71,6 +76,8 @@ def format_table(
     if stage.format == "round_robin":
         return lines
     extended = {line.team: _extended(line) for line in lines}
+    for line in extended.values():
+        line.format = stage.format
     if stage.format == "swiss":
         state = swiss_state(teams, played, bye_points)
         for team, line in extended.items():
@@ -93,10 +100,12 @@ def format_table(
         }
         current = round_name(len(rounds) - 1, size) if rounds else round_name(0, size)
         for team, line in extended.items():
+            line.seed = teams.index(team) + 1
             if team in out_in:
-                line.reached = round_name(out_in[team], size)
+                line.reached, line.matches_won = round_name(out_in[team], size), out_in[team]
             else:
                 line.reached = "champion" if over else f"in {current}"
+                line.matches_won = len(rounds) if over else max(len(rounds) - 1, 0)
         return _ranked([extended[team] for group in places for team in group])
     if stage.format == "gauntlet":
         against = dict.fromkeys(teams, 0.0)
@@ -128,3 +137,33 @@ def merge_key(stage: StageDef, line: Standing) -> tuple[float | str, ...]:
     if stage.format == "swiss":
         return (-line.points, -buchholz, -line.wins, -line.rating, line.team)
     return (-line.points, -line.wins, -line.rating, line.team)
+
+
+def format_tie_break(upper: Standing, lower: Standing, *, same_pool: bool) -> TieBreak | None:
+    """The tie-break that put ``upper`` above ``lower`` when both have as many points
+    (``arena.standings.tie_break``), told by the rule of their stage's format when they are lines
+    of one pool of a Swiss (Buchholz), a knockout (matches won, then seed), a gauntlet (score
+    share) or an adaptive stage (Elo); then wins, μ−3σ and name."""
+    if not (same_pool and isinstance(upper, FormatStanding) and isinstance(lower, FormatStanding)):
+        return tie_break(upper, lower, same_pool=same_pool)
+    if upper.points != lower.points:
+        return None
+    if upper.format == "adaptive":  # ranked by the Elo fit alone, then name
+        if upper.elo is not None and lower.elo is not None and upper.elo != lower.elo:
+            return TieBreak("elo", upper.team, lower.team, (round(upper.elo, 1), round(lower.elo, 1)))
+        return TieBreak("name", upper.team, lower.team, None)
+    by_format: dict[str, list[tuple[str, float | None, float | None]]] = {
+        "swiss": [("buchholz", upper.buchholz, lower.buchholz)],
+        "knockout": [("matches_won", upper.matches_won, lower.matches_won), ("seed", upper.seed, lower.seed)],
+    }
+    shares = (upper.share, lower.share)
+    if upper.format == "gauntlet" and shares[0] is not None and shares[1] is not None and shares[0] != shares[1]:
+        return TieBreak("share", upper.team, lower.team, (_percent(shares[0]), _percent(shares[1])))
+    for rule, high, low in by_format.get(upper.format, []):
+        if high is not None and low is not None and high != low:
+            return TieBreak(rule, upper.team, lower.team, (high, low))
+    return tie_break(upper, lower, same_pool=False)
+
+
+def _percent(share: float) -> float:
+    return round(100 * share, 1)

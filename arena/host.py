@@ -62,6 +62,9 @@ class Host:
             self.module = load_module(self.target)
         check_contract(self.module, self.target, game.name)
         rng = random.Random(message["seed"])
+        # a plain move() bot has no rng: its randomness is the random module, seeded as rng is,
+        # so that it draws what a make_bot bot would, and a game plays the same again
+        random.seed(message["seed"])
         self.bot = make_player(self.module, game, message["seat"], rng, self.params)
         self.game, self.state = game, game.initial_state()
         return {

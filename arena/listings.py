@@ -1,5 +1,5 @@
-"""The stored tournaments, games and bots as plain rows, for the listing commands and scripts
-(the read side: nothing here writes)."""
+"""The stored tournaments, games and bots as plain rows, for the listing commands and scripts,
+and one game's whole record (the read side: nothing here writes)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.errors import ArenaError
-from arena.store import Bot, Entry, Game, Tournament
+from arena.lookup import find_game, pool_name, stage_name, stage_names
+from arena.store import Bot, Entry, Game, GameVoid, Move, Tournament
+
+#: how much of a bot's stored error output a game's record shows: its last characters
+STDERR_SHOWN = 4000
 
 
 def tournament_rows(session: Session) -> list[dict[str, Any]]:
@@ -46,7 +50,7 @@ def game_rows(
     first, second = aliased(Entry), aliased(Entry)
     bot1, bot2 = aliased(Bot), aliased(Bot)
     query = (
-        select(Game, Tournament.name, first.team, second.team)
+        select(Game, Tournament, first.team, second.team)
         .join(Tournament, Game.tournament_id == Tournament.id)
         .join(first, Game.seat0 == first.id)
         .join(second, Game.seat1 == second.id)
@@ -62,26 +66,122 @@ def game_rows(
         query = query.where(or_(first.team == bot, second.team == bot, bot1.name == bot, bot2.name == bot))
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     ordered = query.order_by(Game.id.desc())
-    rows = [
-        {
-            "id": g.id,
-            "tournament": tname,
-            "stage": g.stage,
-            "pool": g.pool,
-            "round": g.round,
-            "first": a,
-            "second": b,
-            "status": g.status,
-            "winner": g.winner,
-            "points": None if g.points is None else list(g.points),
-            "termination": g.termination,
-            "offender": g.offender,
-            "plies": g.plies,
-            "replays": g.replays,
-        }
-        for g, tname, a, b in session.execute(ordered if limit is None else ordered.limit(limit))
-    ]
+    names: dict[int, list[str]] = {}
+    rows = []
+    for g, t, a, b in session.execute(ordered if limit is None else ordered.limit(limit)):
+        if t.id not in names:
+            names[t.id] = _stage_names(t)
+        rows.append(
+            {
+                "id": g.id,
+                "tournament": t.name,
+                "stage": g.stage,
+                "stage_name": stage_name(names[t.id], g.stage),
+                "pool": g.pool,
+                "pool_name": pool_name(g.pool),
+                "round": g.round,
+                "first": a,
+                "second": b,
+                "status": g.status,
+                "winner": g.winner,
+                "points": None if g.points is None else list(g.points),
+                "termination": g.termination,
+                "offender": g.offender,
+                "plies": g.plies,
+                "replays": g.replays,
+            }
+        )
     return rows, total
+
+
+def _stage_names(tournament: Tournament) -> list[str]:
+    """The tournament's stage names; none (its stages go by number) when this arena cannot read
+    its stored configuration, which a listing does not need."""
+    try:
+        return stage_names(tournament)
+    except ArenaError:
+        return []
+
+
+def _tail(text: str | None) -> str:
+    """The last ``STDERR_SHOWN`` characters of ``text``."""
+    return (text or "")[-STDERR_SHOWN:]
+
+
+def game_record(session: Session, game_id: int) -> dict[str, Any]:
+    """Everything stored of game ``game_id``: its tournament, stage, pool and round; each seat's
+    team and bot version with a summary of its moves' times and the tail of its error output
+    (at most ``STDERR_SHOWN`` characters, ``stderr_chars`` says how many were stored); the
+    result, how the game ended, who broke a rule and how; and each time it was voided."""
+    from arena.games import RESULTS, game_class
+
+    g = find_game(session, game_id)
+    t = session.get_one(Tournament, g.tournament_id)
+    sides = game_class(t.game["name"]).SEATS
+    times = {
+        seat: (moves, wall, longest, cpu, timed, wait)
+        for seat, moves, wall, longest, cpu, timed, wait in session.execute(
+            select(
+                Move.seat,
+                func.count(),
+                func.sum(Move.wall_ms),
+                func.max(Move.wall_ms),
+                func.sum(Move.cpu_ms),
+                func.count(Move.cpu_ms),
+                func.sum(Move.wait_ms),
+            )
+            .where(Move.game_id == g.id)
+            .group_by(Move.seat)
+        )
+    }
+    seats = []
+    for seat, (entry_id, stderr) in enumerate(((g.seat0, g.stderr0), (g.seat1, g.stderr1))):
+        entry = session.get_one(Entry, entry_id)
+        bot = session.get_one(Bot, entry.bot_id)
+        moves, wall, longest, cpu, timed, wait = times.get(seat, (0, 0.0, None, None, 0, None))
+        seats.append(
+            {
+                "seat": seat,
+                "side": sides[seat],
+                "team": entry.team,
+                "bot": bot.name,
+                "version": bot.version,
+                "kind": bot.kind,
+                "moves": moves,
+                "wall_ms": round(wall or 0.0, 3),
+                "mean_ms": round(wall / moves, 3) if moves else None,
+                "max_ms": None if longest is None else round(longest, 3),
+                "cpu_ms": round(cpu, 3) if cpu is not None and timed == moves else None,
+                "wait_ms": None if wait is None else round(wait, 3),
+                "stderr": _tail(stderr),
+                "stderr_chars": len(stderr or ""),
+            }
+        )
+    voids = session.scalars(select(GameVoid).where(GameVoid.game_id == g.id).order_by(GameVoid.attempt, GameVoid.id))
+    return {
+        "id": g.id,
+        "tournament": t.name,
+        "game": dict(t.game),
+        "stage": g.stage,
+        "stage_name": stage_name(_stage_names(t), g.stage),
+        "pool": g.pool,
+        "pool_name": pool_name(g.pool),
+        "round": g.round,
+        "seed": g.seed,
+        "status": g.status,
+        "result": RESULTS[g.winner] if g.status == "finished" and g.winner in RESULTS else None,
+        "winner": g.winner,
+        "points": None if g.points is None else list(g.points),
+        "termination": g.termination,
+        "offender": g.offender,
+        "detail": g.detail,
+        "plies": g.plies,
+        "started_at": g.started_at,
+        "finished_at": g.finished_at,
+        "replays": g.replays,
+        "voids": [{"attempt": v.attempt, "plies": v.plies, "reason": v.reason, "at": v.created_at} for v in voids],
+        "seats": seats,
+    }
 
 
 def bot_rows(session: Session) -> list[dict[str, Any]]:
@@ -96,8 +196,31 @@ def bot_rows(session: Session) -> list[dict[str, Any]]:
             "params": json.loads(b.params),
             "games": b.games,
             "registered": b.registered,
+            "built_in": False,
             "code_hash": b.code_hash,
             "description": b.description,
         }
         for b in session.scalars(select(Bot).order_by(Bot.name, Bot.version))
+    ]
+
+
+def builtin_rows() -> list[dict[str, Any]]:
+    """Every built-in bot (``bots.uct``), as ``bot_rows`` gives a stored one: no version or code
+    hash, its parameters with their defaults, its games and description; ``built_in`` true."""
+    from arena.builtins import builtin_bots
+
+    return [
+        {
+            "name": bot.module,
+            "version": None,
+            "kind": "python",
+            "target": bot.module,
+            "params": bot.defaults,
+            "games": list(bot.games),
+            "registered": False,
+            "built_in": True,
+            "code_hash": None,
+            "description": bot.description,
+        }
+        for bot in builtin_bots()
     ]

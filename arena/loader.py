@@ -82,5 +82,19 @@ def make_player(module: ModuleType, game: Any, seat: int, rng: Any, params: dict
 
 
 def description(module: ModuleType) -> str:
-    """The first line of the module's docstring."""
-    return (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+    """What a bot module says of itself: the first paragraph of its docstring, on one line
+    (``""`` without one)."""
+    return first_paragraph(module.__doc__)
+
+
+def first_paragraph(doc: object) -> str:
+    """The first paragraph of docstring ``doc`` (up to its first blank line), its lines joined
+    with single spaces; ``""`` if it is not text."""
+    if not isinstance(doc, str):
+        return ""
+    paragraph = []
+    for line in doc.strip().splitlines():
+        if not line.strip():
+            break
+        paragraph.append(line.strip())
+    return " ".join(paragraph)

@@ -1,5 +1,6 @@
-"""Finding what a command asks for in the database: a tournament (by name, or the latest), a
-game (by id), and reading back a tournament's stored configuration."""
+"""Finding what a command asks for in the database: a tournament (by name, or the latest one
+that was run), a game (by id), and reading back a tournament's stored configuration and the
+names of its stages and pools."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from arena.config import GameDef, RatingDef, StageDef, TimeDef, TournamentDef
 from arena.errors import ArenaError
-from arena.store import Game, Tournament
+from arena.store import PLAY_HASH, Game, Tournament
 
 
 class UnknownTournamentError(ArenaError, LookupError):
@@ -21,10 +22,18 @@ class UnknownGameIdError(ArenaError, LookupError):
 
 
 def find_tournament(session: Session, name: str | None = None) -> Tournament:
-    """The tournament called ``name``, or the latest one; a message naming the others if none."""
+    """The tournament called ``name``, or the latest one run (the games of ``arena play`` are
+    only found by name); a message naming the others if none."""
     if name is None:
-        found = session.scalars(select(Tournament).order_by(Tournament.id.desc())).first()
+        latest = select(Tournament).order_by(Tournament.id.desc())
+        found = session.scalars(latest.where(Tournament.config_hash != PLAY_HASH)).first()
         if found is None:
+            played = session.scalars(latest.where(Tournament.config_hash == PLAY_HASH)).first()
+            if played is not None:
+                raise UnknownTournamentError(
+                    "there are no tournaments in this database yet, only the games of 'arena play': name "
+                    f"one to see it, e.g. arena leaderboard \"{played.name}\" (list them with 'arena tournaments')"
+                )
             raise UnknownTournamentError(
                 "there are no tournaments in this database yet: run one with 'arena run FILE' (or pass the right --db)"
             )
@@ -79,6 +88,17 @@ def tournament_config(tournament: Tournament) -> TournamentDef:
             f"the stored configuration of tournament {tournament.name!r} cannot be read by this "
             f"version of arena: {error}"
         ) from None
+
+
+def stage_names(tournament: Tournament) -> list[str]:
+    """The names of the tournament's stages, in order, as its stored configuration gives them."""
+    return [stage.name for stage in tournament_config(tournament).stages]
+
+
+def stage_name(names: list[str], stage: int) -> str:
+    """What stage number ``stage`` is called, given the tournament's ``stage_names`` (its
+    number, when the configuration has no such stage)."""
+    return names[stage] if 0 <= stage < len(names) else str(stage)
 
 
 def pool_name(pool: int) -> str:

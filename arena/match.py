@@ -90,6 +90,22 @@ def _take_back(game: Game, record: GameRecord, seat: int) -> State:
     return game.replay([m.move for m in record.moves])
 
 
+class Watcher:
+    """An onlooker of a game (``play_game``'s ``watch``), told of each turn and move as the game
+    goes; it may stop the game after a move. This one only watches."""
+
+    def to_move(self, state: State) -> None:
+        """The player of seat ``state.to_move`` is asked for its move in ``state`` now."""
+
+    def moved(self, state: State, move: MoveRecord) -> bool:
+        """``move`` was played, giving ``state``; ``False`` stops the game there, unfinished."""
+        return True
+
+
+class _Stopped(Exception):
+    """The watcher stopped the game."""
+
+
 class _Forfeit(Exception):
     """``seat`` broke a rule (``fault``)."""
 
@@ -123,10 +139,12 @@ def play_game(
     seeds: tuple[int, int],
     clock: TimeControl,
     game_id: int = 0,
+    watch: Watcher | None = None,
 ) -> GameRecord:
     """Play one game to its end, a forfeit or a void (the machine was too busy), and return
     its record. A seat that times out while its opponent used CPU it may not have (off its
-    turn) does not lose: the opponent forfeits."""
+    turn) does not lose: the opponent forfeits. ``watch`` is told of each turn and move, and a
+    game it stops ends there unfinished: ``ABORTED``, no winner, nobody at fault."""
     record = GameRecord(game_id, started_at=time.time())
     state = game.initial_state()
     unseen: tuple[list[str], list[str]] = ([], [])
@@ -141,6 +159,8 @@ def play_game(
         while not state.is_terminal:
             seat = state.to_move
             where = f"at ply {state.ply + 1}"
+            if watch is not None:
+                watch.to_move(state)
             try:
                 reply = _as(seat, players[seat].request_move, state, unseen[seat], clocks[seat])
             except TakeBack:
@@ -172,6 +192,8 @@ def play_game(
                 )
             )
             unseen[1 - seat].append(text)
+            if watch is not None and not watch.moved(state, record.moves[-1]):
+                raise _Stopped
         for seat, player in enumerate(players):  # a rule broken after the last move still forfeits
             _as(seat, player.check_game_end)
         outcome = state.outcome or outcome  # (a finished state always has one)
@@ -188,6 +210,9 @@ def play_game(
     except Resigned:
         outcome = state.forfeit_outcome(state.to_move)
         record.termination, record.offender = Termination.RESIGNATION, state.to_move
+    except _Stopped:
+        outcome = Outcome(None)
+        record.termination = Termination.ABORTED
     except Abandoned:
         outcome = Outcome(None)
         record.termination, record.offender = Termination.ABORTED, state.to_move

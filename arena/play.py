@@ -19,7 +19,7 @@ from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
 from arena.job import derive_seed
 from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, play_game
 from arena.records import GameRecord, Termination
-from arena.store import Base, Bot, Entry, Tournament, count, get_row, save_record
+from arena.store import PLAY_HASH, Base, Bot, Entry, Tournament, count, get_row, save_record
 from arena.store import Game as GameRow
 from arena.timing import SeatClock, TimeControl
 from arena.worker import GameWorker
@@ -51,8 +51,10 @@ class HumanPlayer(Player):
         self.game: Game | None = None
         self.seat = 0
         self.moves: list[str] = []  # every move of the game so far, for hints
+        self.movers: list[int] = []  # the seat that played each of them
         self.own_moves = 0
         self.taking_back = False
+        self.took_back = False  # the next request follows a take-back: say what it took back
 
     def say(self, text: str) -> None:
         """Write a line to the person."""
@@ -62,16 +64,21 @@ class HumanPlayer(Player):
     def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
         self.game, self.seat = game, seat
         if not self.taking_back:
-            self.moves, self.own_moves = [], 0
-        self.taking_back = False
+            self.moves, self.movers, self.own_moves = [], [], 0
+        self.took_back, self.taking_back = self.taking_back, False
 
     def request_move(self, state: State, unseen: list[str], clock: SeatClock) -> Reply:
         game = self.game
         assert game is not None
-        if self.moves[len(self.moves) - len(unseen) :] != unseen or len(unseen) > state.ply:
-            self.moves = self.moves[: state.ply - len(unseen)] + list(unseen)
-        if unseen and state.ply:
-            self.say(f"opponent played {', '.join(unseen)}")
+        if self.took_back:  # ``unseen`` is every move left on the board: those after them are taken back
+            self.took_back = False
+            self.say(f"took back {self.describe(len(unseen))}")
+            del self.moves[len(unseen) :], self.movers[len(unseen) :]
+        else:  # the opponent's moves since this player's last one
+            self.moves += unseen
+            self.movers += [1 - self.seat] * len(unseen)
+            if unseen:
+                self.say(f"opponent played {', '.join(unseen)}")
         self.say(state.render())
         self.show_moves(game, state)
         start = time.monotonic()
@@ -113,7 +120,16 @@ class HumanPlayer(Player):
                 self.own_moves += 1
                 played = game.format_move(move)
                 self.moves.append(played)
+                self.movers.append(self.seat)
                 return Reply(played, time.monotonic() - start)
+
+    def describe(self, kept: int) -> str:
+        """The moves after the first ``kept``, each named as this player's or the opponent's:
+        ``your 2 and the opponent's 1``."""
+        whose = ("your", "the opponent's")
+        taken = zip(self.moves[kept:], self.movers[kept:], strict=True)
+        named = [f"{whose[mover != self.seat]} {move}" for move, mover in taken]
+        return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else "".join(named)
 
     def show_moves(self, game: Game, state: State, every: bool = False) -> None:
         """List the legal moves under the board (the first ``SHOWN_MOVES`` unless ``every``)."""
@@ -165,7 +181,7 @@ def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int
             name=name,
             game=game.spec(),
             config_text=f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
-            config_hash="play",
+            config_hash=PLAY_HASH,
             config={"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
             seed=0,
             status="running",

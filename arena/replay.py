@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError
 from arena.games import Game, State, get_game_from_spec
-from arena.lookup import find_game, pool_name, tournament_config
+from arena.lookup import find_game, pool_name, stage_name, stage_names
 from arena.records import Termination
 from arena.store import Entry, Move, Tournament
 from arena.text import printable
@@ -200,7 +200,7 @@ def load_replay(session: Session, game_id: int) -> Replay:
     row = find_game(session, game_id)
     tournament = session.get(Tournament, row.tournament_id)
     assert tournament is not None
-    config = tournament_config(tournament)
+    names = stage_names(tournament)
     game = get_game_from_spec(tournament.game)
     teams = dict(session.execute(sql_select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
     moves = [
@@ -220,12 +220,11 @@ def load_replay(session: Session, game_id: int) -> Replay:
         offender=row.offender,
         plies=row.plies,
     )
-    stage = config.stages[row.stage].name if row.stage < len(config.stages) else str(row.stage)
     return Replay(
         game_id,
         tournament.name,
         game,
-        stage,
+        stage_name(names, row.stage),
         pool_name(row.pool),
         row.round,
         (teams[row.seat0], teams[row.seat1]),

@@ -1,9 +1,11 @@
 """The HTML report of a tournament: a static, self-contained site (no CDN; it works from
 ``file://`` and offline), written from Jinja2 templates.
 
-Pages: ``index.html`` (podium, leaderboard, stages and pools, totals, TrueSkill settings),
+Pages: ``index.html`` (podium, final standings, ratings, Elo with error bars and the last
+stage's likelihoods of superiority, stages and pools, totals, rating settings),
 ``crosstable.html``, ``games.html`` (every game, filtered in the page), ``teams/<team>.html``
-(record, rating chart, think-time histogram, forfeits, games) and ``games/<id>.html`` (a replay).
+(final place, record, rating chart, think-time histogram, forfeits, games) and
+``games/<id>.html`` (a replay).
 
 A game page embeds its own positions, one per ply, computed by re-playing the stored moves
 through the Python engine, so the board the browser draws is exactly the engine's; the re-play
@@ -31,18 +33,21 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.figures import (
     duration,
+    elo_chart,
     milliseconds,
     number,
+    percent,
     rating_chart,
     rating_span,
     share_colour,
+    signed_elo,
     think_histogram,
     when,
 )
 from arena.games import Game, State, get_game_from_spec
 from arena.lookup import find_tournament, pool_name
 from arena.replay import replay_record, result_sentence, seat_names
-from arena.results import Results, describe_status, load_moves, load_results, params_text
+from arena.results import Results, describe_status, final_los, load_moves, load_results, params_text
 from arena.tables import GameSummary
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -75,6 +80,8 @@ def environment() -> Environment:
         duration=duration,
         when=when,
         share=share_colour,
+        elo=signed_elo,
+        percent=percent,
         kind=lambda k: k.replace("_", " "),
     )
     env.globals.update(team_file=team_file, pool_name=pool_name)
@@ -226,6 +233,7 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
     note = describe_status(found)
     teams = {team.name: team for team in found.teams}
     lines = {line.team: line for line in found.leaderboard}
+    places = {p.team: p for p in found.standings}
     context = {
         "t": t,
         "config": config,
@@ -245,7 +253,16 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
         html = env.get_template(template).render(root=root, found=found, **context, **values)
         (folder / path).write_text(html, encoding="utf-8")
 
-    page("index.html", "index.html", show_course=found.has_course_points and config.scoring != "course2019")
+    los_teams, los_matrix, los_total = final_los(found)
+    page(
+        "index.html",
+        "index.html",
+        show_course=found.has_course_points and config.scoring != "course2019",
+        elo_chart=elo_chart(found.elo.lines),
+        los_teams=los_teams,
+        los_matrix=los_matrix,
+        los_total=los_total,
+    )
     page("crosstable.html", "crosstable.html", order=[line.team for line in found.leaderboard])
     page("games.html", "games.html")
     start = (config.rating.mu, config.rating.sigma)
@@ -270,6 +287,7 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
             f"teams/{team_file(team)}",
             team=team,
             line=lines[team.name],
+            place=places.get(team.name),
             games=own,
             params=params_text(team.params),
             rating_chart=rating_chart(found.ratings[team.name], start, labels, stage_marks, span),

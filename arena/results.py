@@ -1,10 +1,13 @@
-"""A tournament's results as the database holds them: ratings, the leaderboard, the stages and
-pools with who went on, the podium, the crosstable and the totals.
+"""A tournament's results as the database holds them: ratings, the leaderboard, the Elo
+leaderboard, the stages and pools with who went on, the final standings and their podium, the
+crosstable and the totals.
 
 Everything here is read, never written: the same stored games always give the same results.
-Ratings are TrueSkill replayed in schedule order (``arena.rating``); pool standings are the
-harness's own (``arena.stages.pool_standings``), so what the report shows is what decided
-advancement.
+Ratings are the tournament's rating system (TrueSkill or OpenSkill) replayed in schedule order
+(``arena.rating``); Elo is a maximum-likelihood fit over the finished games with confidence
+intervals (``arena.elo``); pool standings are the harness's own
+(``arena.stages.pool_standings``), so what the report shows is what decided advancement; the
+final standings place every team from them (``arena.final_standings``).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.config import RatingDef, TournamentDef
+from arena.elo import fit_elo
 from arena.errors import ArenaError
-from arena.formatstandings import merge_key
+from arena.final_standings import Place, final_standings
 from arena.lookup import tournament_config
-from arena.rating import RatingHistory, replay_ratings
+from arena.rating import RatingHistory, RatingSystem, replay_ratings, system_of
 from arena.stages import (
     advancing,
     expected_games,
@@ -30,18 +34,31 @@ from arena.stages import (
     pool_standings,
     results,
 )
-from arena.standings import GameResult, Standing, game_points, table
+from arena.standings import GameResult, game_points, table
 from arena.store import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
-from arena.tables import CrossCell, GameSummary, LeaderboardLine, PoolTable, StageTable, Team, Think, Totals
+from arena.tables import (
+    CrossCell,
+    EloLine,
+    EloTable,
+    GameSummary,
+    LeaderboardLine,
+    PoolTable,
+    StageTable,
+    Team,
+    Think,
+    Totals,
+)
 from arena.yamlfile import load_yaml
 
-#: how each TrueSkill setting is shown, in the order the report lists them
+#: how each rating setting is shown, in the order the report lists them
 RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"), ("draw_probability", "draw probability"))
+#: the most teams the report's table of likelihoods of superiority shows (the best by Elo)
+LOS_TEAMS = 16
 
 
 @dataclass(frozen=True, slots=True)
 class RatingSetting:
-    """One TrueSkill setting used: its name, symbol, value, and whether the file set it."""
+    """One rating setting used: its name, symbol, value, and whether the file set it."""
 
     name: str
     symbol: str
@@ -50,16 +67,19 @@ class RatingSetting:
 
 
 def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSetting]:
-    """The TrueSkill environment used for ``tournament``, each value with where it came from."""
+    """The settings of the rating system used for ``tournament`` (those it uses), each value
+    with where it came from."""
     try:
         written = load_yaml(tournament.config_text, "the stored tournament file") or {}
         given = written.get("rating") or {} if isinstance(written, dict) else {}
     except ArenaError:
         given = {}
     given = given if isinstance(given, dict) else {}
+    used = system_of(rating).settings
     return [
         RatingSetting(name, symbol, getattr(rating, name), "tournament file" if name in given else "default")
         for name, symbol in RATING_SETTINGS
+        if name in used
     ]
 
 
@@ -77,13 +97,26 @@ class Results:
     crosstable: dict[tuple[str, str], CrossCell]
     totals: Totals
     rating_settings: list[RatingSetting]
-    podium_stage: str | None
-    podium: list[Standing]
+    standings: list[Place]
+    elo: EloTable
+
+    @property
+    def rating_system(self) -> RatingSystem:
+        """The rating system the leaderboard ranks by (the tournament file's ``rating.system``)."""
+        return system_of(self.config.rating)
 
     @property
     def complete(self) -> bool:
         """Whether the tournament ran to its end (every game of every stage played)."""
         return self.tournament.status == "finished" and self.totals.finished == self.totals.expected
+
+    @property
+    def podium(self) -> list[Place]:
+        """The top three of the final standings, once the stage that places them has a finished
+        game (provisional until the tournament is complete)."""
+        if not self.standings or not self.stages[self.standings[0].stage].finished:
+            return []
+        return self.standings[:3]
 
     @property
     def has_course_points(self) -> bool:
@@ -182,10 +215,14 @@ def load_moves(session: Session, tournament: Tournament) -> dict[int, list[tuple
 
 
 def leaderboard(
-    teams: list[Team], games: list[GameSummary], played: list[GameResult], ratings: dict[str, RatingHistory]
+    teams: list[Team],
+    games: list[GameSummary],
+    played: list[GameResult],
+    ratings: dict[str, RatingHistory],
+    elo: EloTable | None = None,
 ) -> list[LeaderboardLine]:
     """Every team ranked by μ − 3σ (then points, then name), with its record over the finished
-    games ``played`` and its think time."""
+    games ``played``, its think time and, given the ``elo`` table of the same games, its Elo."""
     finished = [g for g in games if g.finished]
     standings = {line.team: line for line in table([t.name for t in teams], played, {})}
     course: dict[str, float] = defaultdict(float)
@@ -202,6 +239,7 @@ def leaderboard(
     for team in teams:
         s, r = standings[team.name], ratings[team.name]
         moves, total, longest = think[team.name]
+        fitted = elo.line(team.name) if elo is not None else None
         lines.append(
             LeaderboardLine(
                 0,
@@ -220,12 +258,77 @@ def leaderboard(
                 int(moves),
                 total / moves if moves else None,
                 longest if moves else None,
+                fitted.elo if fitted else None,
+                fitted.lower if fitted else None,
+                fitted.upper if fitted else None,
             )
         )
     lines.sort(key=lambda line: (-line.conservative, -line.points, line.team))
     for rank, line in enumerate(lines, 1):
         line.rank = rank
     return lines
+
+
+def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | None = None) -> EloTable:
+    """The Elo leaderboard of the finished games (of ``stage``, or all of them): every team (of
+    the stage's pools) fitted by ``arena.elo.fit_elo`` at its defaults, 95 % intervals, the
+    field's mean at 0, one virtual draw each so that a perfect score stays finite."""
+    if stage is None:
+        names = [t.name for t in teams]
+        chosen = [g for g in games if g.finished]
+    else:
+        members = {line.team for pool in stage.pools for line in pool.lines}
+        if not members:
+            raise ArenaError(f"stage {stage.name!r} has not started: it has no teams to rate yet")
+        names = [t.name for t in teams if t.name in members]
+        chosen = [g for g in games if g.finished and g.stage == stage.number]
+    record = {name: [0, 0, 0] for name in names}  # wins, draws, losses
+    fitted = []
+    for g in chosen:
+        score = 0.5 if g.winner is None else (1.0 if g.winner == 0 else 0.0)
+        fitted.append((g.first, g.second, score))
+        for seat, team in enumerate(g.seats):
+            record[team][1 if g.winner is None else (0 if g.winner == seat else 2)] += 1
+    fit = fit_elo(fitted, names)
+    bots = {t.name: t.bot for t in teams}
+    ranked = fit.players
+    lines = []
+    for rank, player in enumerate(ranked, 1):
+        wins, draws, losses = record[player.name]
+        below = ranked[rank].name if rank < len(ranked) else None
+        lines.append(
+            EloLine(
+                rank,
+                player.name,
+                bots[player.name],
+                player.elo,
+                player.lower,
+                player.upper,
+                player.games,
+                wins,
+                draws,
+                losses,
+                fit.los(player.name, below) if below is not None else None,
+            )
+        )
+    return EloTable(None if stage is None else stage.name, len(chosen), fit, lines)
+
+
+def los_matrix(table: EloTable, teams: list[str]) -> list[list[float | None]]:
+    """For each of ``teams`` (rows) and each of them again (columns), the likelihood that the
+    row's team is stronger than the column's (``None`` on the diagonal)."""
+    return [[None if a == b else table.los(a, b) for b in teams] for a in teams]
+
+
+def final_los(found: Results) -> tuple[list[str], list[list[float | None]], int]:
+    """The teams of the last stage once it is drawn (the ``LOS_TEAMS`` best by Elo), their
+    likelihoods of superiority from the Elo fit over every game, and how many teams the stage
+    has; no teams before the stage is drawn."""
+    last = found.stages[-1] if found.stages else None
+    members = {line.team for pool in last.pools for line in pool.lines} if last else set()
+    ranked = [line.team for line in found.elo.lines if line.team in members]
+    shown = ranked[:LOS_TEAMS]
+    return shown, los_matrix(found.elo, shown), len(ranked)
 
 
 def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
@@ -283,21 +386,6 @@ def stage_tables(
     return stages
 
 
-def podium(stages: list[StageTable]) -> tuple[str | None, list[Standing]]:
-    """The stage that decides the podium (the last one played so far) and its top three,
-    provisional until the tournament is complete: one pool's own ranking, or across pools by
-    points, (a Swiss's Buchholz,) wins, then rating."""
-    played = [s for s in stages if s.pools and s.finished]
-    if not played:
-        return None, []
-    last = played[-1]
-    if len(last.pools) == 1:
-        return last.name, last.pools[0].lines[:3]
-    merged = [line for pool in last.pools for line in pool.lines]
-    merged.sort(key=lambda s: merge_key(last.definition, s))
-    return last.name, merged[:3]
-
-
 def totals(config: TournamentDef, games: list[GameSummary], extra: int = 0) -> Totals:
     """Games expected (``extra``: a knockout's extra games so far), planned and played, moves,
     draws and forfeits by kind."""
@@ -324,18 +412,20 @@ def load_results(session: Session, tournament: Tournament) -> Results:
     )
     conservative = {team: history.conservative for team, history in ratings.items()}
     stages = stage_tables(session, tournament, config, games, conservative)
+    elo = elo_table(teams, games)
     return Results(
         tournament,
         config,
         teams,
         games,
         ratings,
-        leaderboard(teams, games, played, ratings),
+        leaderboard(teams, games, played, ratings, elo),
         stages,
         crosstable(games),
         totals(config, games, extra_games(session, tournament, config)),
         rating_settings(tournament, config.rating),
-        *podium(stages),
+        final_standings(stages),
+        elo,
     )
 
 

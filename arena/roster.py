@@ -1,14 +1,15 @@
 """The roster: the bot versions a tournament's teams play with, the hashes of their code, and
 how the workers start them (``BotSpec``).
 
-A bot version is stored once per name, kind, target, parameters (one canonical JSON text),
-interpreter, folder and code hash: declaring or registering the same bot again finds the same
-version. Nothing here runs bot code: kinds find and hash it as files (``arena.botkinds``).
+A bot version is stored once per name, kind, target, parameters (one canonical JSON text,
+``stored_params``), interpreter, folder and code hash: declaring or registering the same bot
+again finds the same version. Nothing here runs bot code: kinds find and hash it as files (``arena.botkinds``).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.botkinds import BotKindError, kind_of, resolve_interpreter
-from arena.botspec import BotSpec
+from arena.botspec import BotSpec, canonical_params
 from arena.config import BotDef, LimitsDef, TournamentDef
 from arena.errors import ArenaError
 from arena.loader import is_path
@@ -27,15 +28,10 @@ class RosterError(ArenaError):
     """A team whose bot cannot be found, or whose code changed under a running tournament."""
 
 
-def canonical_params(params: dict[str, Any]) -> str:
-    """A bot's parameters as the one JSON text they are stored and compared as."""
-    return json.dumps(params, sort_keys=True, separators=(",", ":"))
-
-
 def bot_fields(definition: BotDef, base: Path) -> dict[str, Any]:
     """The stored fields of the bot ``definition`` declares from folder ``base``: its target
     resolved (a file made absolute), its folder (where its modules and relative paths are),
-    its parameters in their canonical form and the hash of its code."""
+    its parameters in their canonical form (``stored_params``) and the hash of its code."""
     kind = kind_of(definition.kind)
     kind.check_params(definition.params)
     target = kind.resolve(definition.target, base)
@@ -43,11 +39,49 @@ def bot_fields(definition: BotDef, base: Path) -> dict[str, Any]:
     return {
         "kind": definition.kind,
         "target": target,
-        "params": canonical_params(definition.params),
+        "params": stored_params(definition.kind, target, base, definition.params),
         "python": resolve_interpreter(definition.python, base),
         "path": path,
         "code_hash": kind.digest(target, base),
     }
+
+
+def stored_params(kind: str, target: str, base: Path, params: Mapping[str, Any]) -> str:
+    """The parameters of bot ``target`` (of ``kind``, declared from ``base``) as every version
+    stores and compares them: one canonical JSON text (keys sorted), and for a built-in bot
+    its values as it takes them with those equal to their default left out (a parameter not
+    given is its default). ``--param depth=3``, ``params: {depth: 3}`` and, if 3 is the
+    default, no parameter at all are the same text."""
+    return canonical_params(kind_of(kind).normalize_params(target, base, params))
+
+
+def latest_version(session: Session, name: str) -> Bot | None:
+    """The newest stored version of bot ``name``, registered or declared."""
+    return session.scalars(select(Bot).where(Bot.name == name).order_by(Bot.version.desc())).first()
+
+
+def same_version(bot: Bot, fields: dict[str, Any]) -> bool:
+    """Whether stored version ``bot`` is the bot of ``fields`` (``bot_fields``). The folder it
+    was declared from counts only where the bot depends on it (``BotKind.uses_folder``: not an
+    installed module such as ``bots.uct``); its parameters are compared in today's canonical
+    form, so a version stored before that form left defaults out is still found."""
+    kind = kind_of(fields["kind"])
+    try:
+        folder = kind.uses_folder(fields["target"], Path(fields["path"] or "."))
+    except BotKindError:
+        folder = True
+    ignored = {"params"} if folder else {"params", "path"}
+    if any(getattr(bot, key) != value for key, value in fields.items() if key not in ignored):
+        return False
+    if bot.params == fields["params"]:
+        return True
+    try:
+        stored = json.loads(bot.params)
+        return isinstance(stored, dict) and (
+            stored_params(bot.kind, bot.target, Path(bot.path or "."), stored) == fields["params"]
+        )
+    except (ValueError, BotKindError):
+        return False
 
 
 def bot_row(session: Session, name: str, definition: BotDef, base: Path, **extra: Any) -> Bot:
@@ -57,8 +91,8 @@ def bot_row(session: Session, name: str, definition: BotDef, base: Path, **extra
         fields = bot_fields(definition, base)
     except BotKindError as error:
         raise RosterError(f"bot {name!r}: {error}") from None
-    latest = session.scalars(select(Bot).where(Bot.name == name).order_by(Bot.version.desc())).first()
-    if latest is not None and all(getattr(latest, k) == v for k, v in fields.items()):
+    latest = latest_version(session, name)
+    if latest is not None and same_version(latest, fields):
         return latest
     row = Bot(name=name, version=(latest.version + 1) if latest else 1, **fields, **extra)
     session.add(row)

@@ -205,6 +205,12 @@ class LocalRunner:
         self.cpus, self.pinning = choose_cpus(self.workers, pin)
         self.restarts = 0
         self.cgroup: Cgroup | None = None
+        self.draining = False
+
+    def drain(self) -> None:
+        """Start no more games in the run under way: the games being played finish and their
+        records still come; the run then ends (what stops a match once its test is decided)."""
+        self.draining = True
 
     def _cpu(self, number: int) -> int | None:
         return None if self.cpus is None else self.cpus[number % len(self.cpus)]
@@ -212,6 +218,7 @@ class LocalRunner:
     def run(self, jobs: Iterable[GameJob]) -> Iterator[GameRecord]:
         """Play ``jobs``; yield each game's record as it finishes (in no fixed order)."""
         queue = list(jobs)
+        self.draining = False
         if not queue:
             return
 
@@ -250,7 +257,7 @@ class LocalRunner:
                             record = None
                     if record is not None:
                         worker.job = None
-                        if queue:
+                        if queue and not self.draining:
                             worker.give(worker.pick(queue))
                         yield record
                     elif worker.process.sentinel in ready or not worker.process.is_alive():

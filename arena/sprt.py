@@ -27,6 +27,9 @@ For small Elo differences this is close to the normal approximation
 observation). A count of zero is taken as 0.001 (and ``N`` is the sum of the counts so
 regularised), so the constrained maximum exists from the first result; this is fishtest's
 regularisation too.
+
+Settings as people write them (``elo0=0,elo1=5,alpha=0.05,beta=0.05``, as ``arena match
+--sprt`` takes them) are read strictly by ``parse_settings``.
 """
 
 from __future__ import annotations
@@ -212,3 +215,66 @@ def sprt(
         raise SprtError(f"a {model} SPRT has {size} counts, each >= 0, got {tuple(counts or ())}")
     value = llr(start, elo0, elo1)
     return SprtState(elo0, elo1, alpha, beta, model, start, value, lower, upper, _decide(value, lower, upper))
+
+
+# -- settings as people write them -----------------------------------------------------------
+
+#: the settings of an SPRT in the order they are written, and the defaults of those that have one
+SETTINGS = ("elo0", "elo1", "alpha", "beta")
+_DEFAULTS = {"alpha": 0.05, "beta": 0.05}
+_EXAMPLE = "elo0=0,elo1=5,alpha=0.05,beta=0.05"
+
+
+@dataclass(frozen=True, slots=True)
+class SprtSettings:
+    """What an SPRT tests: H0 ``elo0`` against H1 ``elo1`` (logistic Elo) at error rates
+    ``alpha`` and ``beta``."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def start(self, model: str = PENTANOMIAL) -> SprtState:
+        """A new test with these settings, counting games (trinomial) or pairs (pentanomial)."""
+        return sprt(self.elo0, self.elo1, self.alpha, self.beta, model=model)
+
+    def text(self) -> str:
+        """The settings as ``parse_settings`` reads them: ``elo0=0,elo1=5,alpha=0.05,beta=0.05``."""
+        return ",".join(f"{name}={getattr(self, name):g}" for name in SETTINGS)
+
+
+def parse_settings(text: str, source: str = "SPRT") -> SprtSettings:
+    """The settings written as ``elo0=0,elo1=5,alpha=0.05,beta=0.05`` (alpha and beta may be left
+    out: 0.05 each); ``SprtError`` naming ``source`` and what is wrong with anything else."""
+    given: dict[str, float] = {}
+    if not text.strip():
+        raise SprtError(f"{source}: nothing given; write e.g. {_EXAMPLE} (alpha and beta default to 0.05)")
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not item.strip():
+            raise SprtError(f"{source} {text!r}: an empty setting (a comma too many); write e.g. {_EXAMPLE}")
+        if not sep:
+            raise SprtError(f"{source}: {item.strip()!r} is not name=value; write e.g. {_EXAMPLE}")
+        if key not in SETTINGS:
+            raise SprtError(f"{source}: unknown setting {key!r}; the settings are elo0, elo1, alpha and beta")
+        if key in given:
+            raise SprtError(f"{source}: {key} is given twice")
+        try:
+            number = float(value)
+        except ValueError:
+            raise SprtError(f"{source}: {key}={value!r} is not a number") from None
+        if not math.isfinite(number):
+            raise SprtError(f"{source}: {key}={value!r} is not a finite number")
+        given[key] = number
+    missing = [name for name in ("elo0", "elo1") if name not in given]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        raise SprtError(f"{source}: {' and '.join(missing)} {verb} missing; write e.g. {_EXAMPLE}")
+    settings = SprtSettings(**{**_DEFAULTS, **given})
+    try:
+        settings.start()
+    except SprtError as error:
+        raise SprtError(f"{source}: {error}") from None
+    return settings

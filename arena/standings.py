@@ -1,4 +1,5 @@
-"""Standings of a pool, a stage or a whole tournament, with the course's tie-breaks.
+"""Standings of a pool, a stage or a whole tournament, with the course's tie-breaks, and which
+tie-break put one team above another with as many points.
 
 Teams are ranked by points, then wins, then the points of the games between the tied teams,
 then the TrueSkill conservative rating, then name (docs/course2019.md).
@@ -54,6 +55,8 @@ class Standing(Tally):
     forfeits: Counter[str] = field(default_factory=Counter)
     rating: float = 0.0
     rank: int = 0
+    #: the points scored against the teams level with this one on points and wins (``None``: none is)
+    head_to_head: float | None = None
 
 
 def game_points(scoring: str, winner: int | None, points: tuple[float, float] | None) -> tuple[float, float]:
@@ -93,8 +96,82 @@ def table(teams: Iterable[str], games: Iterable[GameResult], ratings: Mapping[st
         group = ordered[start:end]
         names = {s.team for s in group}
         h2h = {s.team: sum(between[s.team, o] for o in names if o != s.team) for s in group}
+        if len(group) > 1:
+            for line in group:
+                line.head_to_head = h2h[line.team]
         ranked += sorted(group, key=lambda s: (-h2h[s.team], -s.rating, s.team))
         start = end
     for rank, line in enumerate(ranked, 1):
         line.rank = rank
     return ranked
+
+
+#: each tie-break as the standings name it, in the order they apply
+TIE_BREAKS = {
+    "wins": "wins",
+    "head_to_head": "head-to-head points",
+    "rating": "TrueSkill μ−3σ",
+    "name": "name",
+    # a Swiss's, a knockout's, a gauntlet's and an adaptive stage's own (arena/formatstandings.py)
+    "buchholz": "Buchholz",
+    "matches_won": "knockout matches won",
+    "seed": "seed",
+    "share": "score share %",
+    "elo": "Elo",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TieBreak:
+    """How ``winner`` came to be placed just above ``loser``, level with it on points: the rule
+    that decided (a key of ``TIE_BREAKS``) and each team's value under it (``None`` for name)."""
+
+    rule: str
+    winner: str
+    loser: str
+    values: tuple[float, float] | None
+
+    def describe(self, team: str) -> str:
+        """The tie-break from ``team``'s side, e.g. ``over Beta: TrueSkill μ−3σ 34.22 vs 34.06``
+        (its own value first), or ``behind Alpha: ...``."""
+        won = team == self.winner
+        side = f"over {self.loser}" if won else f"behind {self.winner}"
+        if self.values is None:
+            return f"{side}: name, all else equal"
+        own, other = self.values if won else self.values[::-1]
+        shown = _distinct(own, other) if self.rule == "rating" else (_count(own), _count(other))
+        return f"{side}: {TIE_BREAKS[self.rule]} {shown[0]} vs {shown[1]}"
+
+
+def _count(value: float) -> str:
+    """Wins or points as a count: ``3``, ``172``, ``1.5``."""
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _distinct(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` to two decimals, or to as many more as it takes to tell them apart."""
+    for digits in range(2, 10):
+        shown = (f"{a:.{digits}f}", f"{b:.{digits}f}")
+        if shown[0] != shown[1]:
+            return shown
+    return (repr(a), repr(b))
+
+
+def tie_break(upper: Standing, lower: Standing, *, same_pool: bool) -> TieBreak | None:
+    """The tie-break that put ``upper`` above ``lower`` when both have as many points (``None``
+    when their points differ). ``same_pool``: they are lines of one ``table``, so the points
+    between the tied teams count; teams of different pools go by wins, rating, then name."""
+    if upper.points != lower.points:
+        return None
+    if upper.wins != lower.wins:
+        return TieBreak("wins", upper.team, lower.team, (upper.wins, lower.wins))
+    if (
+        same_pool
+        and upper.head_to_head is not None
+        and lower.head_to_head is not None
+        and upper.head_to_head != lower.head_to_head
+    ):
+        return TieBreak("head_to_head", upper.team, lower.team, (upper.head_to_head, lower.head_to_head))
+    if upper.rating != lower.rating:
+        return TieBreak("rating", upper.team, lower.team, (upper.rating, lower.rating))
+    return TieBreak("name", upper.team, lower.team, None)

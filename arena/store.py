@@ -94,6 +94,11 @@ class Bot(Base):
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
 
 
+#: the ``config_hash`` of a tournament that holds the games people play with ``arena play`` (one
+#: a game and bot version): such a tournament is never a command's default tournament
+PLAY_HASH = "play"
+
+
 class Tournament(Base):
     """A tournament: its config as written, the hash that guards resuming it, its status."""
 

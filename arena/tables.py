@@ -1,6 +1,6 @@
 """The tables a tournament's results are made of (arena/results.py reads them from the
-database): its teams, its games, the leaderboard's lines, the stages with their pools'
-standings, the crosstable's cells and the totals."""
+database): its teams, its games, the leaderboard's lines, the Elo leaderboard, the stages with
+their pools' standings, the crosstable's cells and the totals."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.config import StageDef
+from arena.elo import EloFit
 from arena.formatstandings import RANKED_BY
 from arena.lookup import pool_name
 from arena.records import Termination
@@ -114,6 +115,10 @@ class LeaderboardLine:
     moves: int
     mean_ms: float | None
     max_ms: float | None
+    #: the team's Elo over the same games, with its 95 % interval (``EloTable``)
+    elo: float | None = None
+    elo_lower: float | None = None
+    elo_upper: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The line as JSON-ready data."""
@@ -134,6 +139,91 @@ class LeaderboardLine:
             "moves": self.moves,
             "mean_ms": None if self.mean_ms is None else round(self.mean_ms, 3),
             "max_ms": self.max_ms,
+            "elo": _rounded(self.elo),
+            "elo_lower": _rounded(self.elo_lower),
+            "elo_upper": _rounded(self.elo_upper),
+        }
+
+
+def _rounded(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+@dataclass(frozen=True, slots=True)
+class EloLine:
+    """One team's line of the Elo leaderboard: its Elo with the interval, its record in the
+    games fitted, and the likelihood of superiority over the team ranked next (``None`` for the
+    last)."""
+
+    rank: int
+    team: str
+    bot: str
+    elo: float
+    lower: float
+    upper: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    los_next: float | None
+
+    @property
+    def error(self) -> float:
+        """The half width of the interval (the ``±`` figure)."""
+        return (self.upper - self.lower) / 2.0
+
+    @property
+    def score(self) -> float | None:
+        """The share of the points the team took, a win 1 and a draw ½ (``None`` without games)."""
+        return (self.wins + self.draws / 2) / self.games if self.games else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The line as JSON-ready data."""
+        return {
+            "rank": self.rank,
+            "team": self.team,
+            "bot": self.bot,
+            "elo": round(self.elo, 2),
+            "elo_lower": round(self.lower, 2),
+            "elo_upper": round(self.upper, 2),
+            "elo_error": round(self.error, 2),
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "score": _rounded(self.score, 4),
+            "los_next": _rounded(self.los_next, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EloTable:
+    """The Elo leaderboard of a tournament's finished games (of one ``stage``, or all when it
+    is ``None``): the fit behind it and its lines, best first."""
+
+    stage: str | None
+    games: int
+    fit: EloFit
+    lines: list[EloLine]
+
+    def line(self, team: str) -> EloLine:
+        """The line of ``team``."""
+        return next(line for line in self.lines if line.team == team)
+
+    def los(self, a: str, b: str) -> float:
+        """The likelihood that team ``a`` is stronger than team ``b``."""
+        return self.fit.los(a, b)
+
+    def settings(self) -> dict[str, Any]:
+        """How the fit was made, as JSON-ready data."""
+        return {
+            "model": "Bradley-Terry maximum likelihood; a draw is half a win and half a loss",
+            "stage": self.stage,
+            "games": self.games,
+            "confidence": self.fit.confidence,
+            "prior_draws": self.fit.prior_draws,
+            "anchor": self.fit.anchor or "the field's mean",
+            "anchor_elo": self.fit.anchor_elo,
         }
 
 

@@ -6,7 +6,8 @@ SQLite it fails the write (and every later write of the same text); printed, it 
 A NUL cuts C strings short. ``clean`` makes any value a string without either, for the database
 and JSON; ``printable`` also shows control characters escaped, for a terminal, where an escape
 sequence (``\\x1b[2J``, ``\\x1b]0;title\\x07``) would otherwise clear the screen, retitle the
-window or fake output.
+window or fake output. ``spreadsheet_text`` keeps a cell of a CSV file from being read as a
+formula by the spreadsheet that opens it.
 """
 
 from __future__ import annotations
@@ -83,3 +84,13 @@ def clean_data(value: Any) -> Any:
 def is_plain(text: str) -> bool:
     """Whether ``text`` has no lone surrogate, NUL or control character: fit for a name."""
     return clean(text) == text and not _CONTROL.search(text)
+
+
+#: what a spreadsheet reads as the start of a formula (OWASP, "CSV injection")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(text: str) -> str:
+    """``text`` for a CSV cell: one that would start a formula (``=HYPERLINK(...)``, ``+1``,
+    ``@SUM``) gets a leading ``'``, which spreadsheets show as text; other text is unchanged."""
+    return "'" + text if text.startswith(_FORMULA_START) else text

@@ -76,7 +76,7 @@ def run_lock(url: str, name: str) -> Iterator[str]:
     A POSIX record lock (``lockf``): it belongs to this process alone, so neither the worker
     processes nor anything else that inherits its descriptor holds it, and it is gone the moment
     this process is (killed included). The file says who holds it, for the message; it is
-    removed at the end of the run."""
+    removed at the end of the run, however it ends, so only a killed run leaves it behind."""
     from sqlalchemy.engine import make_url
 
     parsed = make_url(url)
@@ -93,11 +93,11 @@ def run_lock(url: str, name: str) -> Iterator[str]:
         except OSError:
             pass
         yield holder  # the last run ended without removing the file: it was killed, or its machine stopped
-        try:
+    finally:
+        try:  # removed while it is still held, however the run ends (Ctrl-C, an error): no run can take it meanwhile
             lock_path.unlink()
         except OSError:
             pass
-    finally:
         os.close(fd)
 
 

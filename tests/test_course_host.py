@@ -323,14 +323,25 @@ def test_a_class_option_that_names_no_bot_class_is_an_error(tmp_path):
         host.load()
 
 
-def test_description_falls_back_to_the_files_first_comment(tmp_path):
+def test_a_files_first_comment_is_not_its_description(tmp_path):
     host = Host(bot_file(tmp_path, "team7.py", TWO_BOTS))
-    assert host.describe()["description"] == "Two bots in one file."
+    assert host.describe()["description"] == ""
 
 
-def test_description_falls_back_to_the_module_docstring(tmp_path):
-    source = '"""Team 4:\n   minimax, depth 3."""\nclass Team4:\n    def move(self, b, o, f):\n        pass\n'
+def test_the_description_is_the_first_paragraph_of_the_files_docstring_before_the_classs(tmp_path):
+    source = (
+        '"""Team 4:\n   minimax, depth 3.\n\nTuned by hand."""\n'
+        'class Team4:\n    """A class docstring."""\n    def move(self, b, o, f):\n        pass\n'
+    )
     assert Host(bot_file(tmp_path, "team4.py", source)).describe()["description"] == "Team 4: minimax, depth 3."
+
+
+def test_the_description_is_the_first_paragraph_of_the_classs_docstring_when_the_file_has_none(tmp_path):
+    source = (
+        '# Team 5\nclass Team5:\n    """Greedy:\n    takes a small board.\n\n    More."""\n'
+        "    def move(self, b, o, f):\n        pass\n"
+    )
+    assert Host(bot_file(tmp_path, "team5.py", source)).describe()["description"] == "Greedy: takes a small board."
 
 
 def test_a_file_that_does_not_load_gives_an_error_reply_through_serve(tmp_path):

@@ -287,6 +287,7 @@ POSITIONALS = [
     "--",
     "é",
     "[bold]x[/]",
+    "show",
 ]
 #: words an attacker would try, for any option or position
 HOSTILE_WORDS = [

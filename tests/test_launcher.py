@@ -53,6 +53,19 @@ def test_forked_bots_do_not_share_the_global_random_generator(pool):
     assert draws[0] != draws[1]
 
 
+def test_a_plain_move_bot_draws_from_the_random_module_what_an_rng_would_give(pool):
+    # plain_random calls random.choice, seeded_random rng.choice; its warm process plays each seed again
+    uttt = {"name": "uttt", "params": {}}
+    played: dict[int, list[str]] = {}
+    for seed in (1, 2, 1):
+        plain = pool.play(job(python_bot("plain_random"), python_bot("first_legal"), seed=seed, game=uttt))
+        with_rng = pool.play(job(python_bot("seeded_random"), python_bot("first_legal"), seed=seed, game=uttt))
+        assert plain.termination is Termination.NORMAL
+        assert [m.move for m in plain.moves] == [m.move for m in with_rng.moves]
+        assert [m.move for m in plain.moves] == played.setdefault(seed, [m.move for m in plain.moves])
+    assert played[1] != played[2]
+
+
 def test_closing_the_worker_ends_the_launcher(pool):
     pool.play(job(python_bot("first_legal"), python_bot("seeded_random")))
     started = pool.worker._launcher

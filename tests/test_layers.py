@@ -35,7 +35,15 @@ def imported_by(module: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "module", ["arena.report", "arena.results", "arena.formatstandings", "arena.listings", "arena.replay"]
+    "module",
+    [
+        "arena.report",
+        "arena.results",
+        "arena.final_standings",
+        "arena.formatstandings",
+        "arena.listings",
+        "arena.replay",
+    ],
 )
 def test_the_read_side_does_not_import_the_process_layer(module):
     assert imported_by(module) & set(PROCESS_LAYER) == set()

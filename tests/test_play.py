@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -71,6 +72,83 @@ def test_undo_takes_back_the_pair_and_the_game_goes_on(tmp_path):
     # after undo the board is empty again: x 8, o 0, x 2, o 1, x 3, o 4, then x resigns
     assert [m.move for m in moves] == ["8", "0", "2", "1", "3", "4"]
     assert (game.winner, game.termination, game.offender) == (1, "resignation", 0)
+
+
+def messages(out: str) -> list[str]:
+    """What the game said of the moves: each 'opponent played ...' and 'took back ...'."""
+    return re.findall(r"(?:opponent played|took back) [^\n]*", out)
+
+
+def test_undo_says_whose_moves_it_took_back(tmp_path):
+    # x 4, o 0, x 2, o 1; undo takes back x's 2 and o's 1; x 8, o 1; x resigns
+    db = f"sqlite:///{tmp_path / 'u.db'}"
+    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", db, stdin="4\n2\nundo\n8\nresign\n", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert messages(done.stdout) == [
+        "opponent played 0",
+        "opponent played 1",
+        "took back your 2 and the opponent's 1",
+        "opponent played 1",
+    ]
+    [(_game, moves)] = stored_games(tmp_path / "u.db")
+    assert [m.move for m in moves] == ["4", "0", "8", "1"]
+
+
+def test_undo_playing_second_says_whose_moves_it_took_back(tmp_path):
+    # x 0, o 4, x 1; undo takes back o's 4 and x's 1; o 2, x 1; o quits
+    done = arena(
+        "play",
+        "tictactoe",
+        "--bot",
+        FIRST_LEGAL,
+        "--as",
+        "o",
+        "--db",
+        f"sqlite:///{tmp_path / 'v.db'}",
+        stdin="4\nundo\n2\nquit\n",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert messages(done.stdout) == [
+        "opponent played 0",
+        "opponent played 1",
+        "took back your 4 and the opponent's 1",
+        "opponent played 1",
+    ]
+    [(_game, moves)] = stored_games(tmp_path / "v.db")
+    assert [m.move for m in moves] == ["0", "2", "1"]
+
+
+def test_the_games_of_arena_play_are_never_the_default_tournament(tmp_path):
+    from tests.test_results import league_config
+    from tests.test_results_db import create
+
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    create(db, league_config())
+    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", db, stdin="4\nquit\n", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    names = [t["name"] for t in json.loads(arena("tournaments", "--json", "--db", db, cwd=tmp_path).stdout)]
+    assert names[0] == "league" and len(names) == 2 and names[1].startswith("play tictactoe ")
+    board = json.loads(arena("leaderboard", "--json", "--db", db, cwd=tmp_path).stdout)
+    assert board["tournament"] == "league"
+    report = arena("report", "--db", db, cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert [p.name for p in (tmp_path / "reports").iterdir()] == ["league"]
+    by_name = json.loads(arena("leaderboard", names[1], "--json", "--db", db, cwd=tmp_path).stdout)
+    assert (by_name["tournament"], by_name["games_finished"]) == (names[1], 1)
+
+
+def test_a_database_of_arena_play_games_only_says_how_to_see_them(tmp_path):
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", db, stdin="quit\n", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [name] = [t["name"] for t in json.loads(arena("tournaments", "--json", "--db", db, cwd=tmp_path).stdout)]
+    board = arena("leaderboard", "--db", db, cwd=tmp_path)
+    assert (board.returncode, board.stdout) == (2, "")
+    assert board.stderr == (
+        "error: there are no tournaments in this database yet, only the games of 'arena play': name one to "
+        f"see it, e.g. arena leaderboard \"{name}\" (list them with 'arena tournaments')\n"
+    )
 
 
 def test_playing_second_and_quitting_stores_an_unfinished_result(tmp_path):

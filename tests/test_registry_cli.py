@@ -21,10 +21,10 @@ def sha256(path: Path) -> str:
 
 
 def listed(cli) -> list[dict]:
-    """What ``arena bots --json`` lists."""
+    """The stored bots ``arena bots --json`` lists (the built-in ones left out)."""
     result = cli("bots", "--json")
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return [bot for bot in json.loads(result.stdout) if not bot["built_in"]]
 
 
 @pytest.fixture
@@ -54,6 +54,7 @@ def test_register_stores_kind_target_parameters_and_code_hash(cli, shifty):
             "params": {"offset": 2},
             "games": ["tictactoe", "uttt"],
             "registered": True,
+            "built_in": False,
             "code_hash": sha256(shifty),
             "description": "Plays the legal move at index `offset` (modulo their number); `offset` must be an int.",
         }
@@ -155,6 +156,7 @@ def test_a_failed_registration_prints_the_reason_and_exits_2_without_a_traceback
     result = arena("register", str(BOTS / "raises_in_move.py"), "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
     assert result.returncode == 2
     assert without_root_warning(result.stderr).startswith(
+        "smoke game of tictactoe against random, the bot as x, 2 s a move (wall clock):\n"
         "error: smoke game of tictactoe against random: the bot forfeited (crash) after 0 moves: RuntimeError: "
         "deliberate failure in move\n"
     )
@@ -170,6 +172,7 @@ def test_an_error_message_that_looks_like_markup_is_printed_as_it_is(tmp_path):
     )
     assert result.returncode == 2
     assert without_root_warning(result.stderr).startswith(
+        "smoke game of tictactoe against random, the bot as x, 2 s a move (wall clock):\n"
         "error: smoke game of tictactoe against random: the bot forfeited (crash) after 0 moves: ValueError: bad "
         "[bold]value[/bold] in [/x]\n"
     )
@@ -237,3 +240,17 @@ def test_a_command_bot_that_breaks_the_protocol_is_not_registered(cli):
         "(protocol_error) after 0 moves: reply is not JSON: 'move 4'"
     )
     assert listed(cli) == []
+
+
+# ---------------------------------------------------------------- the description
+
+
+def test_a_bots_description_is_the_first_paragraph_of_its_module_docstring_on_one_line(tmp_path):
+    from arena.host import Host
+
+    path = tmp_path / "two_paragraphs.py"
+    path.write_text(
+        '"""Plays first:\n   the first legal move.\n\nNot this paragraph."""\n\n'
+        "def move(state, clock):\n    return state.legal_moves()[0]\n"
+    )
+    assert Host(str(path), {}).describe()["description"] == "Plays first: the first legal move."

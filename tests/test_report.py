@@ -112,9 +112,11 @@ def test_a_forfeit_is_shown_with_its_detail_and_the_offenders_stderr(xtreme_repo
     assert "crash by " + offender.name in (site / "games.html").read_text()
 
 
-def test_the_index_has_the_podium_leaderboard_stages_totals_and_rating_settings(xtreme_report):
+def test_the_index_has_the_podium_standings_ratings_stages_totals_and_rating_settings(xtreme_report):
     _, site, found = xtreme_report
     index = (site / "index.html").read_text()
+    places = re.findall(r'<tr data-team="([^"]+)">\s*<td class="num strong" data-col="place">(\d+)</td>', index)
+    assert places == [(p.team, str(p.place)) for p in found.standings] and len(places) == 6
     rows = re.findall(r'<tr data-team="([^"]+)">\s*<td class="num rank">(\d+)</td>', index)
     assert rows == [(line.team, str(line.rank)) for line in found.leaderboard]
     for place in found.podium:
@@ -122,6 +124,53 @@ def test_the_index_has_the_podium_leaderboard_stages_totals_and_rating_settings(
     assert index.count('<span class="adv"') == 4  # two a pool went on to the final
     assert f"{found.totals.finished} played of {found.totals.expected}" in index
     assert "draw probability" in index and "0.1</td>" in index
+
+
+PLACE_ROW = r'<tr data-team="([^"]+)">\s*<td class="num strong" data-col="place">(\d+)</td>'
+
+
+def test_the_index_has_one_podium_the_top_three_of_the_final_standings(tmp_path, league_db):
+    _, sessions = league_db
+    write_report(sessions, None, tmp_path / "site")
+    index = (tmp_path / "site/index.html").read_text()
+    assert index.count('<ol class="podium">') == 1 and index.count('class="medal"') == 3
+    podium = re.findall(
+        r'class="place place-(\d)">\s*<span class="medal">\d</span>\s*<span class="who"><a [^>]*>(\w+)<', index
+    )
+    assert podium == [("1", "A"), ("2", "B"), ("3", "C")]
+    assert '<span class="tie muted small">tie-break over B: head-to-head points 1 vs 0</span>' in index
+    assert re.findall(PLACE_ROW, index) == [("A", "1"), ("B", "2"), ("C", "3"), ("D", "4")]
+    assert '<td class="tie" data-col="tie-break">behind A: head-to-head points 0 vs 1</td>' in index
+    assert "<h2>Ratings</h2>" in index and "Leaderboard" not in index
+
+
+def test_only_the_podium_wears_the_medal_colours():
+    css = (Path(__file__).resolve().parent.parent / "arena/templates/style.css").read_text()
+    medals = [
+        selector.strip()
+        for selector, body in re.findall(r"([^{}]+)\{([^}]*)\}", css)
+        if re.search(r"var\(--(gold|silver|bronze)\)", body)
+    ]
+    assert medals == [
+        ".podium .place-1",
+        ".podium .place-2",
+        ".podium .place-3",
+        ".podium .place-1 .medal",
+        ".podium .place-2 .medal",
+        ".podium .place-3 .medal",
+        "ol.moves .bonus",  # a replay's bonus move, not a place
+    ]
+
+
+def test_each_team_page_shows_its_final_place_and_the_tie_break_that_decided_it(tmp_path, league_db):
+    _, sessions = league_db
+    write_report(sessions, None, tmp_path / "site")
+    a, c = ((tmp_path / "site/teams" / name).read_text() for name in ("01-a.html", "03-c.html"))
+    assert '<span class="value" data-stat="place">1<small>/4</small></span>' in a
+    assert '<span class="note" data-stat="reached">league, pool A, rank 1</span>' in a
+    assert "Place decided by tie-break over B: head-to-head points 1 vs 0." in a
+    assert '<span class="value" data-stat="place">3<small>/4</small></span>' in c
+    assert "Place decided by tie-break" not in c
 
 
 def test_a_record_that_does_not_replay_is_flagged_everywhere(tmp_path, league_db):

@@ -238,8 +238,10 @@ def test_the_podium_is_the_top_three_of_the_final_and_the_advanced_are_the_final
     assert [len(p.advanced) for p in group.pools] == [2, 2]
     assert set().union(*(p.advanced for p in group.pools)) == finalists
     assert all({s.team for s in p.lines[:2]} == p.advanced for p in group.pools)
-    assert found.podium_stage == "final"
-    assert [s.team for s in found.podium] == [s.team for s in final.pools[0].lines[:3]]
+    assert [(p.place, p.team, p.stage_name) for p in found.podium] == [
+        (rank, s.team, "final") for rank, s in enumerate(final.pools[0].lines[:3], 1)
+    ]
+    assert found.podium == found.standings[:3]
     assert (group.status, final.status) == ("complete", "complete")
 
 

@@ -66,7 +66,17 @@ def test_the_leaderboard_table_shows_each_team_with_its_record(league_url):
     assert result.exit_code == 0, result.output
     assert "league: tictactoe, leaderboard by TrueSkill μ − 3σ; 6/6 games, status finished" in result.output
     d_row = next(line for line in result.output.splitlines() if "│ D " in line)
-    assert [cell.strip() for cell in d_row.split("│")[1:-1]][6:11] == ["3", "0-1-2", "0.5", "timeout 1", "11.1"]
+    assert [cell.strip() for cell in d_row.split("│")[1:-1]][7:12] == ["3", "0-1-2", "0.5", "timeout 1", "11.1"]
+
+
+def test_the_leaderboard_says_what_it_ranks_by_and_where_the_standings_are(tmp_path):
+    url = f"sqlite:///{tmp_path / 'spaced.db'}"
+    sessions, tid = create(url, league_config("my league"))
+    play_stage(sessions, tid, 0, play_league)
+    result = run_arena("leaderboard", "--db", url)
+    assert result.output.splitlines()[-1] == (
+        "ranked by TrueSkill μ−3σ over every game, not by points; the final standings: arena standings 'my league'"
+    )
 
 
 def test_without_a_name_the_latest_tournament_is_shown(league_url):

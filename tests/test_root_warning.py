@@ -53,7 +53,7 @@ def test_a_command_that_starts_bots_warns_once_when_run_as_root(cli, tmp_path, u
 
 def test_the_warning_is_one_line_however_narrow_the_terminal(cli, tmp_path, uid):
     args, _ = commands(tmp_path)["register"]
-    result = cli(*args, env={"COLUMNS": "40"})
+    result = cli(*args, "--no-smoke", env={"COLUMNS": "40"})
     assert result.stderr == (ROOT_WARNING + "\n" if uid == 0 else "")
 
 

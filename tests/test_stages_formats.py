@@ -252,6 +252,19 @@ def test_the_swiss_standings_say_their_format_rounds_and_tie_breaks(swiss):
     ]
 
 
+def test_the_final_standings_name_the_swiss_tie_break(swiss):
+    stored, _ = swiss
+    assert [(p.place, p.team, p.stage_name, p.line.points, p.tie_break_text) for p in stored.results().standings] == [
+        (1, "t1", "final", 2.0, ""),
+        (2, "t2", "final", 1.0, ""),
+        (3, "t4", "final", 0.0, ""),
+        (4, "t3", "swiss", 4.0, "over t6: Buchholz 20 vs 12"),
+        (5, "t6", "swiss", 4.0, "behind t3: Buchholz 12 vs 20"),
+        (6, "t5", "swiss", 2.0, "over t7: Buchholz 20 vs 14"),
+        (7, "t7", "swiss", 2.0, "behind t5: Buchholz 14 vs 20"),
+    ]
+
+
 # ---------------------------------------------------------------- knockout
 
 KNOCKOUT = {"name": "cup", "format": "knockout", "seeding": "order", "games_per_pair": 2}
@@ -283,6 +296,18 @@ def test_the_knockout_standings_are_the_bracket_places(tmp_path):
     ]
     assert [line.team for line in found.podium] == ["t1", "t2", "t3"]
     assert (found.complete, found.totals.expected) == (True, 10)
+
+
+def test_the_final_standings_of_a_knockout_say_which_went_further_or_was_seeded_higher(tmp_path):
+    stored, _ = run(tmp_path, tournament([KNOCKOUT]))
+    assert [(p.team, p.line.points, p.tie_break_text) for p in stored.results().standings] == [
+        ("t1", 4.0, ""),
+        ("t2", 2.0, "over t3: knockout matches won 2 vs 1"),
+        ("t3", 2.0, "behind t2: knockout matches won 1 vs 2; over t4: seed 3 vs 4"),
+        ("t4", 2.0, "behind t3: seed 4 vs 3"),
+        ("t5", 0.0, "over t6: seed 5 vs 6"),
+        ("t6", 0.0, "behind t5: seed 6 vs 5"),
+    ]
 
 
 def test_a_drawn_knockout_match_plays_colour_swapped_extra_pairs_then_the_higher_seed_goes_through(tmp_path):

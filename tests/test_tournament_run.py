@@ -205,7 +205,7 @@ def test_games_of_an_unknown_tournament_are_refused_with_the_known_ones(run):
 def test_bots_json_lists_the_declared_bots_with_their_code_hashes(run):
     import hashlib
 
-    listed = run.cli_json("bots")
+    listed = [bot for bot in run.cli_json("bots") if not bot["built_in"]]
     assert sorted((b["name"], b["version"], b["kind"], b["registered"]) for b in listed) == sorted(
         (team, 1, "python", False) for team in TEAMS
     )
@@ -217,7 +217,8 @@ def test_bots_json_lists_the_declared_bots_with_their_code_hashes(run):
 def test_an_empty_database_lists_nothing_in_json(tmp_path):
     for command in ("tournaments", "games", "bots"):
         result = arena(command, "--json", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
-        assert (command, result.returncode, json.loads(result.stdout)) == (command, 0, [])
+        stored = [row for row in json.loads(result.stdout) if not row.get("built_in")]  # (arena bots lists its own)
+        assert (command, result.returncode, stored) == (command, 0, [])
 
 
 # ---------------------------------------------------------------- a bot in another language
@@ -241,3 +242,30 @@ def test_a_tournament_plays_a_node_bot_registered_by_command_and_one_declared(tm
     assert len(listed) == 6
     assert [g["termination"] for g in listed] == ["normal"] * 6
     assert {g["first"] for g in listed} == {"registered-js", "declared-js", "rand"}
+
+
+# ---------------------------------------------------------------- registered bots as teams
+
+
+def test_the_registered_bots_example_of_docs_bots_md_runs(tmp_path):
+    text = (Path(__file__).resolve().parent.parent / "docs" / "bots.md").read_text()
+    example = text.split("## Entering a tournament", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    for name, bot in (("alice-bot", "first_legal.py"), ("bob-bot", "seeded_random.py")):
+        registered = arena("register", str(BOTS / bot), "--name", name, "--db", db, cwd=tmp_path)
+        assert registered.returncode == 0, registered.stderr
+    (tmp_path / "section-b.yaml").write_text(example)
+    result = arena("run", "section-b.yaml", "--db", db, "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    board = json.loads(arena("leaderboard", "section-b", "--json", "--db", db, cwd=tmp_path).stdout)
+    assert sorted((line["team"], line["bot"], line["games"]) for line in board["leaderboard"]) == [
+        ("Alice", "alice-bot", 4),
+        ("Baseline", "Baseline", 4),
+        ("Bob", "bob-bot", 4),
+    ]
+    bots = json.loads(arena("bots", "--json", "--db", db, cwd=tmp_path).stdout)
+    assert sorted((b["name"], b["version"], b["registered"], b["target"]) for b in bots) == [
+        ("Baseline", 1, False, "bots.randombot"),
+        ("alice-bot", 1, True, str(BOTS / "first_legal.py")),
+        ("bob-bot", 1, True, str(BOTS / "seeded_random.py")),
+    ]

@@ -1,3 +1,4 @@
 """The ``arena`` command's groups, one Typer app each (``arena.cli`` merges them): running
-tournaments (``running``), bots (``bots``), results (``results``) and a person's games
-(``play``); ``common`` holds what they share."""
+tournaments (``running``), matches of two bots (``match``), bots (``bots``), results
+(``results``), a person's games (``play``) and the learning bots (``learning``); ``common``
+holds what they share."""

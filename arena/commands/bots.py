@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -29,26 +29,33 @@ app = typer.Typer()
 
 @app.command()
 def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
-    """List the bots: registered ones and those declared in tournaments."""
-    from arena.listings import bot_rows
+    """List the bots: registered ones, those declared in tournaments, and the built-in ones
+    with their parameters' defaults."""
+    from arena.listings import bot_rows, builtin_rows
 
     with sessions(db, read_only=True).begin() as session:
         rows = bot_rows(session)
     print_listing(
-        rows,
+        rows + builtin_rows(),
         as_json,
         ("name", "version", "kind", "target", "params", "games", "description"),
         lambda r: (
             r["name"],
-            f"v{r['version']}" + ("" if r["registered"] else " (declared)"),
+            _version(r),
             r["kind"],
             r["target"],
-            json.dumps(r["params"]) if r["params"] else "",
+            ", ".join(f"{key}={json.dumps(value)}" for key, value in r["params"].items()),
             ", ".join(r["games"] or []),
             r["description"] or "",
         ),
-        empty="No bots yet: add one with 'arena register PATH_OR_MODULE --name NAME'.",
     )
+
+
+def _version(row: dict[str, Any]) -> str:
+    """A listed bot's version column: ``v2``, ``v1 (declared)`` or ``built-in``."""
+    if row["built_in"]:
+        return "built-in"
+    return f"v{row['version']}" + ("" if row["registered"] else " (declared)")
 
 
 @app.command()
@@ -65,18 +72,34 @@ def register(
     move_time: Annotated[
         float, typer.Option(min=0.01, max=MAX_MOVE_TIME, help="Seconds a move in the smoke game.")
     ] = 2.0,
+    seat: Annotated[
+        str,
+        typer.Option(
+            "--as", help="The bot's seat in the smoke game: x or o (othello: black or white), first or second."
+        ),
+    ] = "first",
+    smoke_moves: Annotated[
+        int | None,
+        typer.Option(min=1, help="Stop the smoke game after this many moves of the bot (a partial game)."),
+    ] = None,
+    no_smoke: Annotated[
+        bool, typer.Option("--no-smoke", help="No smoke game: register once the bot loads and describes itself.")
+    ] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Register a bot after a smoke game against a random bot."""
-    from arena.registry import register_bot
+    from arena.commands.smoke import SmokeDisplay
+    from arena.registry import Smoke, register_bot
 
     if (target is None) == (command is None):
         raise ArenaError('give either a bot file or module, or --command "PROGRAM ARGS"')
     if interface not in ("python", "course2019"):
         raise ArenaError(f"--interface must be python or course2019, not {interface!r}")
+    if no_smoke and smoke_moves is not None:
+        raise ArenaError("--no-smoke plays no game, so --smoke-moves has none to stop; give one or the other")
     kind = "command" if command is not None else ("course2019" if interface == "course2019" else "python")
     check_text("the current folder", str(Path.cwd()))  # the folder the bot is declared from, stored with it
-    row, status = register_bot(
+    registration = register_bot(
         sessions(db),
         name=name,
         kind=kind,
@@ -84,12 +107,30 @@ def register(
         params=parse_params(param),
         games=game,
         python=python,
-        move_time=move_time,
         base=Path.cwd(),
+        smoke=Smoke(move_time=move_time, moves=smoke_moves, seat=seat, play=not no_smoke),
+        progress=SmokeDisplay(),
         starting=warn_if_root,
     )
-    out().print(
-        f"{status}: [bold]{escape(printable(row['name']))}[/] v{row['version']} ({escape(row['kind'])} "
+    row = registration.bot
+    console = out()
+    console.print(
+        f"{registration.status}: [bold]{escape(printable(row['name']))}[/] v{row['version']} ({escape(row['kind'])} "
         f"{escape(printable(row['target']))}), games: {escape(printable(', '.join(row['games'])))}",
         highlight=False,
     )
+    if no_smoke:
+        console.print(
+            "no smoke game was played (--no-smoke): the bot loaded and described itself, but has not played a move",
+            markup=False,
+            highlight=False,
+        )
+    for result in registration.smoke:
+        if not result.finished:
+            console.print(
+                f"smoke game of {result.game} stopped after the bot's {result.moves} "
+                f"{'move' if result.moves == 1 else 'moves'} as {result.seat} (--smoke-moves): a partial "
+                "game, which shows the bot loads and plays, not that it lasts a whole game",
+                markup=False,
+                highlight=False,
+            )

@@ -52,9 +52,14 @@ def cells(*values: object) -> list[Text]:
     return [Text(printable(value)) for value in values]
 
 
+def json_text(data: Any) -> str:
+    """``data`` as indented JSON, its text cleaned, ending in a newline."""
+    return json.dumps(clean_data(data), indent=2, default=str) + "\n"
+
+
 def print_json(data: Any) -> None:
     """``data`` as indented JSON on standard output, its text cleaned."""
-    typer.echo(json.dumps(clean_data(data), indent=2, default=str))
+    typer.echo(json_text(data), nl=False)
 
 
 def print_listing(

@@ -1,7 +1,8 @@
-"""Commands that look at what is stored: tournaments, games, leaderboard, replay, report."""
+"""Commands that look at what is stored: tournaments, games, leaderboard, standings, replay, report."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -12,14 +13,25 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.commands.common import DEFAULT_DB, Db, Json, err, out, print_json, print_listing, sessions
+from arena.commands.common import (
+    DEFAULT_DB,
+    Db,
+    Json,
+    cells,
+    err,
+    json_text,
+    out,
+    print_json,
+    print_listing,
+    sessions,
+)
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
     from arena.results import Results
     from arena.rounds import Match
     from arena.standings import Standing
-    from arena.tables import StageTable
+    from arena.tables import EloTable, StageTable
 from arena.text import printable
 
 app = typer.Typer()
@@ -48,20 +60,44 @@ def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     )
 
 
-@app.command(name="games")
+games_app = typer.Typer(help="List stored games, or show one in full.")
+app.add_typer(games_app, name="games")
+#: how many games ``arena games`` lists unless told otherwise
+GAMES_SHOWN = 50
+
+
+@games_app.callback(invoke_without_command=True)
 def list_games(
+    ctx: typer.Context,
     tournament: Annotated[str | None, typer.Option("--tournament", "-t", help="Only this tournament.")] = None,
     bot: Annotated[str | None, typer.Option("--bot", "-b", help="Only games of this team or bot.")] = None,
-    limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = GAMES_SHOWN,
+    every: Annotated[bool, typer.Option("--all", help="Every game, however many.")] = False,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """List stored games."""
+    """List stored games, newest first; 'arena games show ID' shows one in full."""
     from arena.games import RESULTS
     from arena.listings import game_rows
 
+    if ctx.invoked_subcommand is not None:
+        given = [f"--{name}" for name in ("tournament", "bot", "limit", "every") if _given(ctx, name)]
+        if given:
+            shown = " and ".join("--all" if option == "--every" else option for option in given)
+            raise ArenaError(
+                f"'arena games {ctx.invoked_subcommand}' takes no {shown}: they choose the games that "
+                "'arena games' lists; leave them out"
+            )
+        return
     with sessions(db, read_only=True).begin() as session:
-        rows, _ = game_rows(session, tournament, bot, limit)
+        rows, total = game_rows(session, tournament, bot, None if every else limit)
+    if len(rows) < total:
+        err().print(
+            f"showing the newest {len(rows)} of {total} games; --limit N or --all for more",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
     def row_cells(r: dict[str, Any]) -> tuple[object, ...]:
         result = RESULTS[r["winner"]] if r["status"] == "finished" else r["status"]
@@ -73,7 +109,8 @@ def list_games(
         return (
             r["id"],
             r["tournament"],
-            f"{r['stage']}/{r['pool']}",
+            r["stage_name"],
+            r["pool_name"],
             r["first"],
             r["second"],
             result,
@@ -82,21 +119,129 @@ def list_games(
         )
 
     print_listing(
-        rows, as_json, ("id", "tournament", "stage/pool", "first", "second", "result", "ending", "plies"), row_cells
+        rows,
+        as_json,
+        ("id", "tournament", "stage", "pool", "first", "second", "result", "ending", "plies"),
+        row_cells,
     )
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the option ``name`` of the command of ``ctx`` was given (on the command line or
+    in the environment), not left at its default."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+@games_app.command(name="show")
+def show_game(
+    ctx: typer.Context,
+    game_id: Annotated[int, typer.Argument(help="The game's id (see 'arena games').", show_default=False)],
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """A stored game in full: tournament, stage, pool and round, seats and bots, result, how it
+    ended and why, each bot's error output, and its moves' times."""
+    from arena.listings import game_record
+
+    parent = ctx.parent
+    if parent is not None:  # 'arena games --db X show ID' means the same as 'arena games show ID --db X'
+        db = db if _given(ctx, "db") else parent.params["db"]
+        as_json = as_json or parent.params["as_json"]
+    with sessions(db, read_only=True).begin() as session:
+        record = game_record(session, game_id)
+    if as_json:
+        print_json(record)
+        return
+    for line in game_lines(record):
+        out().print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def _when(moment: float | None) -> str:
+    return "" if moment is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(moment))
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f} s"
+
+
+def game_lines(record: dict[str, Any]) -> list[str]:
+    """A game's record (``listings.game_record``) as the lines ``arena games show`` prints,
+    every text from a file, a bot or the database escaped."""
+    from arena.replay import result_sentence
+
+    seats, status = record["seats"], record["status"]
+    game = record["game"]
+    params = ", ".join(f"{key} {value}" for key, value in sorted((game.get("params") or {}).items()))
+    lines = [
+        f"game {record['id']} of {record['tournament']}: {game['name']}" + (f" ({params})" if params else ""),
+        f"  stage {record['stage_name']}, pool {record['pool_name']}, round {record['round'] + 1}, "
+        f"seed {record['seed']}",
+    ]
+    for s in seats:
+        order = "first" if s["seat"] == 0 else "second"
+        lines.append(f"  {s['side']} ({order}): {s['team']} (bot {s['bot']} v{s['version']}, {s['kind']})")
+    started, finished = record["started_at"], record["finished_at"]
+    if status == "finished" and started and finished:  # (a record that never started has 0)
+        lines.append(f"  played {_when(started)}, in {finished - started:.1f} s")
+    points = None if record["points"] is None else tuple(record["points"])
+    teams = [s["team"] for s in seats]
+    sentence = result_sentence(
+        game["name"], teams, record["winner"], record["termination"], record["offender"], points, status
+    )
+    lines.append(f"result: {record['result']} ({sentence})" if record["result"] else f"result: {sentence}")
+    if status == "finished":
+        lines.append(f"termination: {record['termination'] or 'normal'}")
+    if record["offender"] is not None:
+        offender = seats[record["offender"]]
+        lines.append(f"offender: {offender['team']} ({offender['side']})")
+    if record["detail"]:
+        lines.append(f"detail: {record['detail']}")
+    if record["voids"]:
+        lines.append(
+            f"voided {len(record['voids'])}x and played again (the machine was too busy to time a bot fairly):"
+        )
+        lines += [
+            f"  attempt {v['attempt']}, {_when(v['at'])}, after {v['plies']} moves: {v['reason']}"
+            for v in record["voids"]
+        ]
+    counts = ", ".join(f"{s['side']} {s['moves']}" for s in seats)
+    moves = sum(s["moves"] for s in seats)
+    lines.append(f"moves: {moves} ({counts})" + (f"; see them with 'arena replay {record['id']}'" if moves else ""))
+    for s in seats:
+        if s["moves"]:
+            cpu = "" if s["cpu_ms"] is None else f", CPU {_seconds(s['cpu_ms'])}"
+            wait = f", waited for a CPU {_seconds(s['wait_ms'])}" if s["wait_ms"] else ""
+            lines.append(
+                f"  time of {s['side']}: {_seconds(s['wall_ms'])} in all, {s['mean_ms']:.1f} ms a move on average, "
+                f"{s['max_ms']:.1f} ms at most{cpu}{wait}"
+            )
+    lines = [printable(line) for line in lines]  # names, reasons and details come from files and bots
+    for s in seats:
+        who = f"{printable(s['team'])} ({s['side']})"
+        tail = s["stderr"]
+        if not tail:
+            lines.append(f"error output of {who}: none")
+            continue
+        cut = f", its last {len(tail)} of {s['stderr_chars']} characters" if s["stderr_chars"] > len(tail) else ""
+        lines.append(f"error output of {who}{cut}:")
+        lines += [f"  | {printable(line)}" for line in tail.splitlines()]
+    return lines
 
 
 #: the longest pause between two moves of a replay, in seconds
 MAX_DELAY = 60.0
-TournamentName = Annotated[str | None, typer.Argument(help="The tournament (default: the latest).", show_default=False)]
+TournamentName = Annotated[
+    str | None,
+    typer.Argument(
+        help="The tournament (default: the latest one run; the games of 'arena play' only by name).",
+        show_default=False,
+    ),
+]
 
 
 def _number(value: float) -> str:
     return f"{value:g}" if value == int(value) else f"{value:.1f}"
-
-
-def _forfeits(forfeits: dict[str, int]) -> str:
-    return ", ".join(f"{kind.replace('_', ' ')} {count}" for kind, count in sorted(forfeits.items()))
 
 
 def _ms(value: float | None) -> str:
@@ -139,10 +284,21 @@ def leaderboard(
     pool: Annotated[
         str | None, typer.Option("--pool", "-p", help="Only this pool of the stage (A, B, ... or number from 0).")
     ] = None,
+    rating: Annotated[
+        str | None,
+        typer.Option(
+            "--rating",
+            "-r",
+            help="elo: rank by an Elo fit with 95 % intervals (of the --stage's games, or all); "
+            "default: the tournament's rating system (trueskill or openskill).",
+        ),
+    ] = None,
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """The leaderboard by TrueSkill (μ − 3σ), or a stage's pool standings with the course tie-breaks."""
+    """The leaderboard by the tournament's rating (TrueSkill or OpenSkill μ − 3σ) with each
+    team's Elo, by Elo (--rating elo), or a stage's pool standings with the course tie-breaks."""
+    from arena.final_standings import forfeit_text
     from arena.lookup import find_tournament
     from arena.results import describe_status, load_results
 
@@ -150,15 +306,19 @@ def leaderboard(
         raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
     with sessions(db, read_only=True).begin() as session:
         found = load_results(session, find_tournament(session, tournament))
-    t, note = found.tournament, describe_status(found)
-    header = {
-        "tournament": t.name,
-        "game": t.game["name"],
-        "status": t.status,
-        "complete": found.complete,
-        "games_finished": found.totals.finished,
-        "games_expected": found.totals.expected,
-    }
+    system = found.rating_system.name
+    if rating is not None and rating not in ("elo", system):
+        raise ArenaError(
+            f"--rating {rating!r}: tournament {found.tournament.name!r} is rated by {system} (its file's "
+            f"rating.system); choose {system} or elo"
+        )
+    if rating == "elo" and pool is not None:
+        raise ArenaError("--rating elo rates a whole stage, not a pool: leave --pool out")
+    note = describe_status(found)
+    header = _header(found)
+    if rating == "elo":
+        _print_elo(found, header, note, None if stage is None else found.stages[pick_stage(found, stage)], as_json)
+        return
     if stage is None:
         _print_leaderboard(found, header, note, as_json)
         return
@@ -220,7 +380,7 @@ def leaderboard(
                 str(s.wins),
                 str(s.draws),
                 str(s.losses),
-                _forfeits(s.forfeits),
+                forfeit_text(s.forfeits),
                 f"{s.rating:.2f}",
                 "[green]advanced[/]" if s.team in p.advanced else "",
             )
@@ -338,20 +498,48 @@ def _title(found: Results, note: str | None, what: str) -> None:
         out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
 
 
+def _header(found: Results) -> dict[str, Any]:
+    t = found.tournament
+    return {
+        "tournament": t.name,
+        "game": t.game["name"],
+        "status": t.status,
+        "complete": found.complete,
+        "games_finished": found.totals.finished,
+        "games_expected": found.totals.expected,
+    }
+
+
+def _elo_interval(elo: float | None, upper: float | None) -> str:
+    from arena.figures import signed_elo
+
+    return "" if elo is None or upper is None else f"{signed_elo(elo)} ± {upper - elo:.0f}"
+
+
+def _percent(value: float | None) -> str:
+    return "" if value is None else f"{100 * value:.1f} %"
+
+
 def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None, as_json: bool) -> None:
+    from arena.final_standings import forfeit_text
+
+    system = found.rating_system
     if as_json:
         print_json(
             {
                 **header,
                 "note": note,
+                "rating_system": system.name,
+                "ranked_by": system.label,
                 "rating": {s.name: s.value for s in found.rating_settings},
+                "elo": found.elo.settings(),
                 "leaderboard": [line.to_dict() for line in found.leaderboard],
             }
         )
         return
-    _title(found, note, "leaderboard by TrueSkill μ − 3σ")
+    _title(found, note, f"leaderboard by {system.label}")
     course = found.has_course_points and found.config.scoring != "course2019"
-    columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "games", "W-D-L", "points"]
+    columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "Elo ± 95 %", "games", "W-D-L", "points"]
     columns += ["course pts"] if course else []
     table = Table(*columns, "forfeits", "mean ms", "max ms")
     for column in table.columns:
@@ -366,17 +554,171 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
             f"{line.conservative:.2f}",
             f"{line.mu:.2f}",
             f"{line.sigma:.2f}",
+            _elo_interval(line.elo, line.elo_upper),
             str(line.games),
             f"{line.wins}-{line.draws}-{line.losses}",
             _number(line.points),
         ]
         row += [_number(line.course_points or 0)] if course else []
-        table.add_row(*row, _forfeits(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
+        table.add_row(*row, forfeit_text(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
     out().print(table)
     settings = ", ".join(
         f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings
     )
-    out().print(f"[dim]TrueSkill: {settings}; points: {found.config.scoring} scoring[/]", highlight=False)
+    out().print(
+        f"[dim]{system.title}: {settings}; Elo: fitted to the {found.elo.games} finished games (see --rating elo); "
+        f"points: {found.config.scoring} scoring[/]",
+        highlight=False,
+    )
+    out().print(
+        f"[dim]ranked by {system.title} μ−3σ over every game, not by points; the final standings: "
+        f"{escape(printable(standings_command(found.tournament.name)))}[/]",
+        highlight=False,
+    )
+
+
+def standings_command(name: str) -> str:
+    """The command that shows tournament ``name``'s final standings, quoted for a shell."""
+    return f"arena standings {shlex.quote(name)}"
+
+
+@app.command()
+def standings(
+    tournament: TournamentName = None,
+    as_csv: Annotated[
+        bool, typer.Option("--csv", help="CSV for a spreadsheet: a header row, then one row a team.")
+    ] = False,
+    into: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the --csv or --json output to this file.")
+    ] = None,
+    db: Db = DEFAULT_DB,
+    as_json: Json = False,
+) -> None:
+    """The final standings: each team's place, the stage it reached, its points, W-D-L and forfeits
+    there, and the tie-break that decided its place where points were level."""
+    from arena.final_standings import forfeit_text, standings_csv
+    from arena.lookup import find_tournament
+    from arena.results import describe_status, load_results
+
+    if as_csv and as_json:
+        raise ArenaError("--csv and --json are two formats: give one of them")
+    if into is not None and not (as_csv or as_json):
+        raise ArenaError("--out writes the --csv or --json output: add --csv or --json")
+    with sessions(db, read_only=True).begin() as session:
+        found = load_results(session, find_tournament(session, tournament))
+    note = describe_status(found)
+    if as_csv or as_json:
+        data = {**_header(found), "note": note, "scoring": found.config.scoring}
+        text = (
+            standings_csv(found.standings)
+            if as_csv
+            else json_text({**data, "standings": [p.to_dict() for p in found.standings]})
+        )
+        if into is None:
+            typer.echo(text, nl=False)
+            if as_csv and note:
+                err().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
+            return
+        try:
+            into.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise ArenaError(
+                f"cannot write {printable(str(into))!r}: {error.strerror or error}; "
+                "give --out a file that can be written"
+            ) from None
+        wrote = f"Wrote the final standings of {found.tournament.name} ({len(found.standings)} teams) to {into}"
+        out().print(escape(printable(wrote)), highlight=False)
+        if note:
+            out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
+        return
+    _title(found, note, "final standings")
+    if not found.standings:
+        out().print("No standings: no stage of this tournament has drawn its pools yet.", markup=False)
+        return
+    table = Table("place", "team", "stage", "pool", "points", "games", "W-D-L", "forfeits", "μ−3σ", "tie-break")
+    for column in table.columns:
+        if column.header in ("place", "points", "games", "W-D-L", "μ−3σ"):
+            column.justify = "right"
+    for p in found.standings:
+        line = p.line
+        table.add_row(
+            *cells(
+                p.place,
+                p.team,
+                p.stage_name,
+                f"{p.pool_name} {line.rank}",
+                _number(line.points),
+                line.games,
+                f"{line.wins}-{line.draws}-{line.losses}",
+                forfeit_text(line.forfeits),
+                f"{line.rating:.2f}",
+                p.tie_break_text,
+            )
+        )
+    out().print(table)
+    out().print(
+        "[dim]placed by the furthest stage reached, then the rank in its pool there, then (across pools) points, "
+        f"wins, μ−3σ, name; points ({escape(printable(found.config.scoring))} scoring), W-D-L and forfeits are "
+        "those of that stage[/]",
+        highlight=False,
+    )
+
+
+def _print_elo(
+    found: Results, header: dict[str, Any], note: str | None, stage: StageTable | None, as_json: bool
+) -> None:
+    from arena.figures import signed_elo
+    from arena.results import elo_table
+
+    if stage is not None and not stage.pools:
+        table: EloTable | None = None
+    else:
+        table = found.elo if stage is None else elo_table(found.teams, found.games, stage)
+    if as_json:
+        print_json(
+            {
+                **header,
+                "note": note,
+                "rating_system": "elo",
+                "ranked_by": "Elo",
+                "stage": None if stage is None else stage.name,
+                "elo": None if table is None else table.settings(),
+                "leaderboard": [] if table is None else [line.to_dict() for line in table.lines],
+            }
+        )
+        return
+    where = "all stages" if stage is None else f"stage {stage.name} ({stage.status})"
+    _title(found, note, f"leaderboard by Elo, {where}")
+    if table is None:
+        assert stage is not None
+        out().print(
+            f"Stage {printable(stage.name)!r} has not started: its pools are drawn when the stage before it ends.",
+            markup=False,
+        )
+        return
+    grid = Table("#", "team", "bot", "Elo", "± 95 %", "games", "W-D-L", "score", "LOS next")
+    for column in grid.columns:
+        if column.header not in ("team", "bot"):
+            column.justify = "right"
+    for line in table.lines:
+        grid.add_row(
+            str(line.rank),
+            escape(printable(line.team)),
+            escape(printable("" if line.bot == line.team else line.bot)),
+            signed_elo(line.elo),
+            f"{line.error:.0f}",
+            str(line.games),
+            f"{line.wins}-{line.draws}-{line.losses}",
+            _percent(line.score),
+            _percent(line.los_next),
+        )
+    out().print(grid)
+    out().print(
+        f"[dim]Elo: Bradley-Terry maximum-likelihood fit to {table.games} finished games (a draw is half a win "
+        "and half a loss, a forfeit a loss), 0 the field's mean, each team credited one virtual draw against "
+        "it; LOS next: the likelihood that a team is stronger than the one ranked below it.[/]",
+        highlight=False,
+    )
 
 
 @app.command()
