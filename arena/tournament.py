@@ -75,7 +75,8 @@ def run_lock(url: str, name: str) -> Iterator[str]:
     A POSIX record lock (``lockf``): it belongs to this process alone, so neither the worker
     processes nor anything else that inherits its descriptor holds it, and it is gone the moment
     this process is (killed included). The file says who holds it, for the message; it is
-    removed at the end of the run."""
+    removed at the end of the run, however it ends short of being killed (a run refused, or
+    stopped with Ctrl-C, leaves nothing for the next one to take over)."""
     from sqlalchemy.engine import make_url
 
     parsed = make_url(url)
@@ -91,11 +92,13 @@ def run_lock(url: str, name: str) -> Iterator[str]:
             os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
         except OSError:
             pass
-        yield holder  # the last run ended without removing the file: it was killed, or its machine stopped
         try:
-            lock_path.unlink()
-        except OSError:
-            pass
+            yield holder  # the last run ended without removing the file: it was killed, or its machine stopped
+        finally:
+            try:
+                lock_path.unlink()
+            except OSError:
+                pass
     finally:
         os.close(fd)
 
