@@ -53,6 +53,14 @@ FIELD_ERRORS = {
         "name: t\ngame: tictactoe\nlimits: {memory_mb: 8}\n" + TWO_BOTS,
         "limits.memory_mb: Input should be greater than or equal to 16",
     ),
+    "memory-in-exponent-notation": (  # YAML reads 1e20, without a dot, as text
+        "name: t\ngame: tictactoe\nlimits: {memory_mb: 1e20}\n" + TWO_BOTS,
+        "limits.memory_mb: at most 1048576 MB (1 TiB); null for no limit; got 1e+20",
+    ),
+    "file-size-as-a-word": (
+        "name: t\ngame: tictactoe\nlimits: {file_size_mb: lots}\n" + TWO_BOTS,
+        "limits.file_size_mb: Input should be a valid integer, unable to parse string as an integer",
+    ),
     "workers-not-a-number": (
         "name: t\ngame: tictactoe\nworkers: many\n" + TWO_BOTS,
         "workers: Input should be a valid integer, unable to parse string as an integer",
