@@ -39,12 +39,17 @@ def run(
             help="Keep each worker and its bots to a CPU of their own (default: only to CPUs that are idle now).",
         ),
     ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Only check the file and its bots; store nothing, play nothing.")
+    ] = False,
 ) -> None:
-    """Run the tournament in FILE, or resume it if it exists already."""
+    """Run the tournament in FILE, or resume it if it exists already. Every bot is checked
+    first; every problem found is listed, and nothing is stored or played."""
     from pydantic import ValidationError
 
     from arena.config import load_config
     from arena.errors import ConfigError
+    from arena.preflight import check_tournament
     from arena.runner import LocalRunner
     from arena.stages import expected_games
     from arena.tournament import Progress, TournamentRun, run_lock
@@ -56,11 +61,28 @@ def run(
             config = type(config).model_validate({**config.model_dump(), "name": name})
         except ValidationError as error:
             raise ConfigError(f"--name {name!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    base = file.resolve().parent
+    starting = Once(warn_if_root)
+    if check:
+        found = check_tournament(config, base, lambda: sessions(db, read_only=True), starting)
+        _warn(found.warnings)
+        if found.problems:
+            raise found.error(str(file))
+        out().print(f"ok: {found.bots} bots of {found.teams} teams checked", markup=False, highlight=False)
+        return
     log = logging.getLogger("arena")
     with run_lock(db, config.name) as stale:
-        tournament_run = TournamentRun(config, text, sessions(db), file.resolve().parent, workers)
+        # a database not made yet is not made for a tournament that cannot start
+        existing = sessions(db, create=False)
+        # refused at once if it cannot be resumed, before its bots are checked
+        TournamentRun(config, text, existing, base, workers).check_resumable()
+        found = check_tournament(config, base, lambda: existing, starting)
+        _warn(found.warnings)
+        if found.problems:
+            raise found.error(str(file))
+        tournament_run = TournamentRun(config, text, sessions(db), base, workers)
         _tournament, resumed = tournament_run.prepare()
-        warn_if_root()
+        starting()
         path = log_file(db, config.name)
         handler = setup_logging(path)
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
@@ -112,6 +134,25 @@ def run(
             )
             for reason in final.void_reasons[:5]:
                 out().print(f"  replayed: {reason}", highlight=False, markup=False)
+
+
+class Once:
+    """A function called at most once, however often this is called (the root warning: said
+    once, before the first bot starts)."""
+
+    def __init__(self, function: Callable[[], None]) -> None:
+        self.function: Callable[[], None] | None = function
+
+    def __call__(self) -> None:
+        function, self.function = self.function, None
+        if function is not None:
+            function()
+
+
+def _warn(warnings: list[str]) -> None:
+    """Print the pre-flight check's warnings, one a line, on stderr."""
+    for line in warnings:
+        err().print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def log_file(db: str, name: str) -> Path:
