@@ -267,7 +267,8 @@ class TournamentRun:
             raise TournamentError(
                 f"tournament {config.name!r} already exists with a different configuration; "
                 "to start a new one, change its name: in the file, or with "
-                "'arena run FILE --name NEW-NAME'"
+                "'arena run FILE --name NEW-NAME'; or play it again from scratch in its "
+                "place with 'arena run FILE --restart'"
             )
         self._check_bots_unchanged(session, existing)
         return existing

@@ -237,7 +237,8 @@ def test_a_changed_config_under_the_same_name_is_refused_with_how_to_start_a_new
     assert result.returncode == 2
     assert result.stderr == (
         "error: tournament 'tiny' already exists with a different configuration; to start a "
-        "new one, change its name: in the file, or with 'arena run FILE --name NEW-NAME'\n"
+        "new one, change its name: in the file, or with 'arena run FILE --name NEW-NAME'; or play "
+        "it again from scratch in its place with 'arena run FILE --restart'\n"
     )
 
 

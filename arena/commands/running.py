@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from arena.commands.common import DEFAULT_DB, Db, check_text, err, out, sessions, warn_if_root
+from arena.text import printable
 
 if TYPE_CHECKING:
     from rich.progress import Progress as Bar
@@ -42,6 +43,10 @@ def run(
     check: Annotated[
         bool, typer.Option("--check", help="Only check the file and its bots; store nothing, play nothing.")
     ] = False,
+    restart: Annotated[
+        bool,
+        typer.Option("--restart", help="Delete the stored tournament of this name first, then run it from scratch."),
+    ] = False,
 ) -> None:
     """Run the tournament in FILE, or resume it if it exists already. Every bot is checked
     first; every problem found is listed, and nothing is stored or played."""
@@ -52,6 +57,7 @@ def run(
     from arena.preflight import check_tournament
     from arena.runner import LocalRunner
     from arena.stages import expected_games
+    from arena.store import delete_tournament
     from arena.tournament import Progress, TournamentRun, run_lock
 
     check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
@@ -74,18 +80,30 @@ def run(
     with run_lock(db, config.name) as stale:
         # a database not made yet is not made for a tournament that cannot start
         existing = sessions(db, create=False)
-        # refused at once if it cannot be resumed, before its bots are checked
-        TournamentRun(config, text, existing, base, workers).check_resumable()
+        if not restart:  # refused at once if it cannot be resumed, before its bots are checked
+            TournamentRun(config, text, existing, base, workers).check_resumable()
         found = check_tournament(config, base, lambda: existing, starting)
         _warn(found.warnings)
         if found.problems:
             raise found.error(str(file))
-        tournament_run = TournamentRun(config, text, sessions(db), base, workers)
+        store, removed = sessions(db), None
+        if restart:
+            with store.begin() as session:
+                removed = delete_tournament(session, config.name)
+            if removed is not None and not quiet:
+                out().print(
+                    f"Deleted the stored tournament {printable(repr(config.name))}: {removed.describe()}",
+                    markup=False,
+                    highlight=False,
+                )
+        tournament_run = TournamentRun(config, text, store, base, workers)
         _tournament, resumed = tournament_run.prepare()
         starting()
         path = log_file(db, config.name)
         handler = setup_logging(path)
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
+        if removed is not None:
+            log.info("the stored tournament of this name was deleted first: %s", removed.describe())
         if stale:
             note = f"the last run of this tournament ({stale}) stopped without finishing; taking over its lock"
             log.warning(note)
