@@ -268,7 +268,8 @@ class PythonBot(BotKind):
         if found is None:
             return dict(params)
         try:
-            values = resolve_parameters(found.module, found.parameters, params)
+            # named as the bot names itself ('uct'), so the message is the one its games would give
+            values = resolve_parameters(found.module.rsplit(".", 1)[-1], found.parameters, params)
         except BotParameterError as error:
             raise BotKindError(str(error)) from None
         defaults = found.defaults

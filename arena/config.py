@@ -224,8 +224,14 @@ class LimitsDef(Strict):
     @field_validator("memory_mb", "file_size_mb", mode="before")
     @classmethod
     def _megabytes(cls, value: Any) -> Any:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            _at_most(value, MAX_MEGABYTES, "MB (1 TiB); null for no limit")
+        number = value
+        if isinstance(value, str):  # YAML reads 1e20 (no dot) as text
+            try:
+                number = float(value)
+            except ValueError:
+                return value
+        if isinstance(number, (int, float)) and not isinstance(number, bool) and math.isfinite(number):
+            _at_most(number, MAX_MEGABYTES, "MB (1 TiB); null for no limit")
         return value
 
 

@@ -152,12 +152,13 @@ def _database_error(url: str) -> Callable[[ExceptionContext], None]:
     return translate
 
 
-def open_store(url: str = DEFAULT_URL, read_only: bool = False) -> sessionmaker[Session]:
+def open_store(url: str = DEFAULT_URL, read_only: bool = False, create: bool = True) -> sessionmaker[Session]:
     """A session factory for the database at ``url``, created and migrated if needed.
 
     ``read_only``: for commands that only look. An SQLite file is opened read-only and never
     created, switched to WAL or migrated, so a database on a read-only mount can be read; one
-    that does not exist reads as an empty database."""
+    that does not exist reads as an empty database. ``create`` False: an SQLite file that does
+    not exist yet is not created either, and reads as an empty database."""
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -174,6 +175,8 @@ def open_store(url: str = DEFAULT_URL, read_only: bool = False) -> sessionmaker[
         )
     if read_only and sqlite_file:
         return _open_read_only(url, database)
+    if not create and sqlite_file and not database.exists():
+        return _empty_store()
     if sqlite_file:
         make_folder(database.parent)
     try:

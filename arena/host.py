@@ -88,6 +88,31 @@ class Host:
             "parameters": sorted(params) if isinstance(params, dict) else None,
         }
 
+    def check(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The ``checked`` reply: whether the bot can be made, as every game makes it, for the
+        request's game with the request's parameters (arena's pre-flight check). A module that
+        cannot be loaded is an error reply, the bot's own fault; an ``ArenaError`` refusing the
+        game or the parameters (``GAMES`` without the game, parameters ``make_bot`` does not
+        take, a ``BotParameterError`` of ``make_bot``) is the reply's ``problem``."""
+        from arena.errors import ArenaError
+        from arena.games import get_game_from_spec
+        from arena.loader import check_contract, check_parameters, load_module, make_player
+
+        game = get_game_from_spec(message["game"])
+        params = message.get("params") or {}
+        if self.module is None:
+            self.module = load_module(self.target)
+        try:
+            check_contract(self.module, self.target, game.name)
+            check_parameters(self.module, self.target, params)
+            bot = make_player(self.module, game, 0, random.Random(0), params)
+        except ArenaError as error:
+            return {"type": "checked", "problem": str(error)}
+        close = getattr(bot, "close", None)
+        if close is not None:
+            close()
+        return {"type": "checked", "problem": None}
+
     def warm_up(self, spec: dict[str, Any]) -> None:
         """Load the bot and call its module's ``warm_up(game, **params)``, if it has one (the
         built-in bots play a few moves against themselves), before the first request. A failure
@@ -149,6 +174,8 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
                 _reply(fd_out, host.new_game(message))
             elif kind == "describe":
                 _reply(fd_out, host.describe())
+            elif kind == "check":
+                _reply(fd_out, host.check(message))
             elif kind == "game_over":
                 host.close_bot()
             elif kind == "quit":

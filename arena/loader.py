@@ -72,6 +72,33 @@ def check_contract(module: ModuleType, target: str, game: str | None = None) -> 
         raise BotLoadError(f"bot {target!r} does not play {game!r}; it plays {', '.join(games)}")
 
 
+def check_parameters(module: ModuleType, target: str, params: dict[str, Any]) -> None:
+    """Raise ``BotLoadError`` if ``make_bot`` cannot be called with ``params`` as keywords: a
+    parameter it does not name (and it takes no ``**params``), or one it needs that is not
+    given. Their values are the bot's to check (the built-in bots do, in ``make_bot``)."""
+    factory = getattr(module, "make_bot", None)
+    if not callable(factory):
+        return
+    try:
+        signature = inspect.signature(factory)
+        signature.bind(None, 0, None, **params)
+    except ValueError:  # no signature to read (a builtin): the call itself will tell
+        return
+    except TypeError as error:
+        keywords = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        named = [p for p in list(signature.parameters.values())[3:] if p.kind in keywords]
+        listed = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in named) or "none"
+        unknown = sorted(set(params) - {p.name for p in named})
+        missing = [p.name for p in named if p.default is p.empty and p.name not in params]
+        if unknown:
+            what = f"has no parameter {', '.join(map(repr, unknown))}"
+        elif missing:
+            what = f"needs the parameter {', '.join(map(repr, missing))}"
+        else:
+            what = f"cannot take the parameters {sorted(params)} ({error})"
+        raise BotLoadError(f"bot {target!r} {what}; its parameters: {listed}") from None
+
+
 def make_player(module: ModuleType, game: Any, seat: int, rng: Any, params: dict[str, Any]) -> Any:
     """The bot object of ``module`` for one game: ``make_bot(...)`` or the module itself."""
     if callable(getattr(module, "make_bot", None)):

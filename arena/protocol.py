@@ -3,6 +3,8 @@
 One JSON object per line each way, UTF-8, ending in ``\\n``. The harness sends ``new_game``,
 ``move``, ``game_over``, ``quit`` and optionally ``describe``; the bot answers ``new_game`` with
 ``ready``, ``move`` with ``move``, ``describe`` with ``description`` (or ``error`` when it failed).
+Arena's own Python host also answers ``check`` with ``checked`` (the pre-flight check of
+``arena run``; no other bot is sent it).
 Everything a bot sends is untrusted: ``parse_reply`` turns anything malformed into a
 ``ProtocolError`` with a short description, and gives the fields arena uses as clean text
 (``arena.text.clean``), so that no reply can fail a write to the database or a print.
@@ -77,6 +79,12 @@ QUIT = encode({"type": "quit"})
 DESCRIBE = encode({"type": "describe"})
 
 
+def check(game: dict[str, Any], params: dict[str, Any]) -> bytes:
+    """Ask arena's Python host whether its bot can be made for ``game`` with ``params``
+    (``checked`` reply: ``problem``, the reason it cannot, or ``null``)."""
+    return encode({"type": "check", "game": game, "params": params})
+
+
 def short(data: bytes | str, limit: int = 120) -> str:
     """A printable excerpt of untrusted data for an error message."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
@@ -111,7 +119,7 @@ def parse_reply(line: bytes, expected: str) -> dict[str, Any]:
     """The bot's reply ``line`` of type ``expected`` (or ``error``); ``ProtocolError`` otherwise.
 
     The fields arena uses (``move``, an error's ``message`` and ``kind``, a description's
-    ``description``, ``games`` and ``parameters``) come back as clean text, long ones cut
+    ``description``, ``games`` and ``parameters``, a check's ``problem``) come back as clean text, long ones cut
     (``MAX_MESSAGE``, ...)."""
     if too_deep(line):
         raise ProtocolError(f"reply nests arrays or objects deeper than {MAX_DEPTH} levels: {short(line)}")
@@ -134,6 +142,11 @@ def parse_reply(line: bytes, expected: str) -> dict[str, Any]:
         if not isinstance(message.get("move"), str):
             raise ProtocolError(f"a move reply needs a 'move' string, got {short(line)}")
         message["move"] = clean(message["move"])
+    elif expected == "checked":
+        problem = message.get("problem")
+        if problem is not None and not isinstance(problem, str):
+            raise ProtocolError(f"a checked reply's 'problem' must be a string or null, got {short(line)}")
+        message["problem"] = None if problem is None else clean(problem)[:MAX_MESSAGE]
     elif expected == "description":
         message["description"] = clean(message.get("description") or "", MAX_DESCRIPTION)
         for field in ("games", "parameters"):

@@ -116,6 +116,12 @@ def resolve_team_bot(session: Session, config: TournamentDef, team: str, ref: st
         return bot_row(session, team, ref, base)
     if ref in config.bots:
         return bot_row(session, ref, config.bots[ref], base)
+    return registered_bot(session, config, team, ref)
+
+
+def registered_bot(session: Session, config: TournamentDef, team: str, ref: str) -> Bot:
+    """The latest registered version of bot ``ref``, which team ``team`` plays; ``RosterError``
+    naming the known bots if there is none. Only reads."""
     registered = session.scalars(
         select(Bot).where(Bot.name == ref, Bot.registered.is_(True)).order_by(Bot.version.desc())
     ).first()

@@ -8,6 +8,7 @@ stops a run (a kill, a full disk) leaves every game either stored whole or still
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy import (
@@ -22,6 +23,7 @@ from sqlalchemy import (
     UniqueConstraint,
     bindparam,
     delete,
+    exists,
     func,
     insert,
     select,
@@ -325,3 +327,83 @@ def integrity_problems(session: Session) -> list[str]:
     if short:
         problems.append(f"{short} finished games do not have all their moves")
     return problems
+
+
+@dataclass(frozen=True)
+class Contents:
+    """What a tournament holds in the database, in rows: its games, their moves and voided
+    attempts, its entries (teams), their places in pools, and the bot versions no one else has:
+    declared by it alone (neither registered nor entered in another tournament)."""
+
+    games: int
+    moves: int
+    voids: int
+    entries: int
+    pool_places: int
+    bots: int
+
+    def describe(self) -> str:
+        """The contents in words: ``12 games (80 moves), 4 entries, 4 pool places, 1 bot version
+        declared only by it``."""
+        voids = f", {_counted(self.voids, 'voided attempt')}" if self.voids else ""
+        return (
+            f"{_counted(self.games, 'game')} ({_counted(self.moves, 'move')}{voids}), "
+            f"{_counted(self.entries, 'entry', 'entries')}, {_counted(self.pool_places, 'pool place')}, "
+            f"{_counted(self.bots, 'bot version')} declared only by it"
+        )
+
+
+def _counted(number: int, one: str, many: str | None = None) -> str:
+    """``number`` and its noun, singular or plural: ``1 game``, ``3 entries``."""
+    return f"{number} {one if number == 1 else (many or one + 's')}"
+
+
+def _own_bots(tournament_id: int) -> Any:
+    """The ids of the bot versions that only tournament ``tournament_id`` has: entered in it,
+    entered in no other, and not registered."""
+    elsewhere = exists().where(Entry.bot_id == Bot.id, Entry.tournament_id != tournament_id)
+    entered = select(Entry.bot_id).where(Entry.tournament_id == tournament_id)
+    return select(Bot.id).where(Bot.id.in_(entered), Bot.registered.is_(False), ~elsewhere)
+
+
+def tournament_contents(session: Session, tournament_id: int) -> Contents:
+    """What tournament ``tournament_id`` holds (what ``delete_tournament`` would remove)."""
+    games = select(Game.id).where(Game.tournament_id == tournament_id)
+    return Contents(
+        games=count(session, Game, Game.tournament_id == tournament_id),
+        moves=count(session, Move, Move.game_id.in_(games)),
+        voids=count(session, GameVoid, GameVoid.game_id.in_(games)),
+        entries=count(session, Entry, Entry.tournament_id == tournament_id),
+        pool_places=count(session, PoolEntry, PoolEntry.tournament_id == tournament_id),
+        bots=count(session, Bot, Bot.id.in_(_own_bots(tournament_id))),
+    )
+
+
+def delete_tournament(session: Session, name: str) -> Contents | None:
+    """Remove the tournament called ``name`` and everything only it holds (its games, moves,
+    voided attempts, entries, pool places and the bot versions only it declared), in the
+    caller's transaction; what it removed (``None``: there is no such tournament)."""
+    tournament_id = session.scalar(select(Tournament.id).where(Tournament.name == name))
+    if tournament_id is None:
+        return None
+    games = select(Game.id).where(Game.tournament_id == tournament_id).scalar_subquery()
+    own_bots = [bot_id for (bot_id,) in session.execute(_own_bots(tournament_id))]
+
+    def removed(statement: Any) -> int:
+        # no ORM bookkeeping: nothing deleted is loaded in the session, and a tournament's
+        # moves may be a million rows
+        result = session.execute(statement.execution_options(synchronize_session=False))
+        return int(getattr(result, "rowcount", 0) or 0)
+
+    moves = removed(delete(Move).where(Move.game_id.in_(games)))
+    voids = removed(delete(GameVoid).where(GameVoid.game_id.in_(games)))
+    contents = Contents(
+        games=removed(delete(Game).where(Game.tournament_id == tournament_id)),
+        moves=moves,
+        voids=voids,
+        pool_places=removed(delete(PoolEntry).where(PoolEntry.tournament_id == tournament_id)),
+        entries=removed(delete(Entry).where(Entry.tournament_id == tournament_id)),
+        bots=removed(delete(Bot).where(Bot.id.in_(own_bots))) if own_bots else 0,
+    )
+    session.execute(delete(Tournament).where(Tournament.id == tournament_id))
+    return contents

@@ -171,15 +171,8 @@ class TournamentRun:
         config = self.config
         self.check_interpreters()
         with self.sessions.begin() as session:
-            existing = session.scalars(select(Tournament).where(Tournament.name == config.name)).first()
+            existing = self._resumable(session)
             if existing is not None:
-                if existing.config_hash != config.digest() and not _same_config(existing.config, config):
-                    raise TournamentError(
-                        f"tournament {config.name!r} already exists with a different configuration; "
-                        "to start a new one, change its name: in the file, or with "
-                        "'arena run FILE --name NEW-NAME'"
-                    )
-                self._check_bots_unchanged(session, existing)
                 forget_unfinished_moves(session, existing.id)
                 tournament, resumed = existing, True
             else:
@@ -254,6 +247,29 @@ class TournamentRun:
                 if on_record is not None:
                     on_record(record, progress)
             jobs = again
+
+    def check_resumable(self) -> bool:
+        """Whether the tournament is stored already (a run resumes it); ``TournamentError`` if
+        it is stored with another configuration, or a bot's code changed since it started.
+        Only reads: a run says so before it checks its bots, and ``prepare`` says it again."""
+        with self.sessions.begin() as session:
+            return self._resumable(session) is not None
+
+    def _resumable(self, session: Session) -> Tournament | None:
+        """The stored tournament of this name, if it may be resumed (``None``: there is none)."""
+        config = self.config
+        existing = session.scalars(select(Tournament).where(Tournament.name == config.name)).first()
+        if existing is None:
+            return None
+        if existing.config_hash != config.digest() and not _same_config(existing.config, config):
+            raise TournamentError(
+                f"tournament {config.name!r} already exists with a different configuration; "
+                "to start a new one, change its name: in the file, or with "
+                "'arena run FILE --name NEW-NAME'; or play it again from scratch in its "
+                "place with 'arena run FILE --restart'"
+            )
+        self._check_bots_unchanged(session, existing)
+        return existing
 
     def _check_bots_unchanged(self, session: Session, tournament: Tournament) -> None:
         for entry, bot in session.execute(

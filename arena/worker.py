@@ -175,10 +175,12 @@ class GameWorker:
             self.warm.police()
         return record
 
-    def start_bot(self, spec: BotSpec, game: Game | None) -> BotProcess:
+    def start_bot(self, spec: BotSpec, game: Game | None, warm_up: bool = True) -> BotProcess:
         """A new process for ``spec`` to play ``game`` (``None``: only to be asked what it is),
         in a control group of its own where there are some: forked from this worker's launcher
-        when it can be (a Python bot that this interpreter runs), else started the plain way."""
+        when it can be (a Python bot that this interpreter runs), else started the plain way.
+        ``warm_up`` False: the host does not warm the bot up for ``game`` (it is only to be
+        checked, arena/preflight.py)."""
         self._require_open()
         spec = self._materialize(spec)
         self._bots_started += 1
@@ -191,7 +193,7 @@ class GameWorker:
             cgroups=group.procs_files() if group else [],
             shared_memory=self._shared_memory_counted(group),
         )
-        spec_of_game = None if game is None else game.spec()
+        spec_of_game = None if game is None or not warm_up else game.spec()
         arguments = spec.host_arguments(spec_of_game)
         launcher = self._launcher_for(game.name) if arguments is not None and game is not None else None
         start = functools.partial(

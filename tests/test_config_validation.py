@@ -11,7 +11,7 @@ import pytest
 
 from arena.config import load_config, parse_config
 from arena.errors import ConfigError
-from arena.roster import RosterError
+from arena.preflight import PreflightError
 from tests.fixtures.harnesskit import BOTS, arena
 
 TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
@@ -52,6 +52,14 @@ FIELD_ERRORS = {
     "tiny-memory": (
         "name: t\ngame: tictactoe\nlimits: {memory_mb: 8}\n" + TWO_BOTS,
         "limits.memory_mb: Input should be greater than or equal to 16",
+    ),
+    "memory-in-exponent-notation": (  # YAML reads 1e20, without a dot, as text
+        "name: t\ngame: tictactoe\nlimits: {memory_mb: 1e20}\n" + TWO_BOTS,
+        "limits.memory_mb: at most 1048576 MB (1 TiB); null for no limit; got 1e+20",
+    ),
+    "file-size-as-a-word": (
+        "name: t\ngame: tictactoe\nlimits: {file_size_mb: lots}\n" + TWO_BOTS,
+        "limits.file_size_mb: Input should be a valid integer, unable to parse string as an integer",
     ),
     "workers-not-a-number": (
         "name: t\ngame: tictactoe\nworkers: many\n" + TWO_BOTS,
@@ -283,9 +291,10 @@ def test_arena_run_prints_the_config_error_and_exits_2(tmp_path):
 def test_a_team_playing_an_unknown_bot_is_refused_and_nothing_is_stored(cli, tmp_path):
     (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nteams:\n  a: ghost\n  b: {module: bots.randombot}\n")
     result = cli("run", str(tmp_path / "t.yaml"))
-    assert isinstance(result.exception, RosterError)
+    assert isinstance(result.exception, PreflightError)
     assert str(result.exception) == (
-        "team 'a' plays bot 'ghost', which is neither under bots: nor registered; "
+        f"{tmp_path / 't.yaml'}: 1 problem with the tournament's bots; nothing was stored or played:\n"
+        "  teams.a: team 'a' plays bot 'ghost', which is neither under bots: nor registered; "
         "known bots: none (see 'arena bots', 'arena register')"
     )
     assert json.loads(cli("tournaments", "--json").output) == []
@@ -296,7 +305,7 @@ def test_a_bot_file_that_does_not_exist_is_named_with_where_it_was_looked_for(cl
         "name: t\ngame: tictactoe\nbots:\n  a: {path: missing.py}\n  b: {module: bots.randombot}\n"
     )
     result = cli("run", str(tmp_path / "t.yaml"))
-    assert str(result.exception) == f"bot 'a': no bot file 'missing.py' (looked in {tmp_path})"
+    assert str(result.exception).splitlines()[1:] == [f"  bots.a: no bot file 'missing.py' (looked in {tmp_path})"]
 
 
 def test_a_bot_module_that_does_not_exist_is_refused(cli, tmp_path):
@@ -304,7 +313,11 @@ def test_a_bot_module_that_does_not_exist_is_refused(cli, tmp_path):
         "name: t\ngame: tictactoe\nbots:\n  a: {module: bots.no_such_bot}\n  b: {module: bots.randombot}\n"
     )
     result = cli("run", str(tmp_path / "t.yaml"))
-    assert str(result.exception).startswith("bot 'a': no bot module 'bots.no_such_bot': give a dotted module name")
+    assert (
+        str(result.exception)
+        .splitlines()[1]
+        .startswith("  bots.a: no bot module 'bots.no_such_bot': give a dotted module name")
+    )
 
 
 def test_the_unknown_bot_error_lists_the_registered_bots(cli, tmp_path):

@@ -50,6 +50,8 @@ stages: [{games_per_pair: 1}]
 """
 #: (name, arguments, the standard input): every command that touches bots, in the order a user would
 COMMANDS = [
+    ("check", ["run", "--check", "t.yaml"], None),
+    ("check a course bot", ["run", "--check", "course.yaml"], None),
     ("run", ["run", "t.yaml"], None),
     ("resume", ["run", "t.yaml"], None),
     ("run a course bot", ["run", "course.yaml"], None),

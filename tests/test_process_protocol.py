@@ -61,8 +61,13 @@ def test_an_error_message_is_cut_to_2000_characters():
             'a move reply needs a \'move\' string, got \'{"type":"move","move":null}\'',
         ),
         (b"\xff\xfe", "ready", "reply is not JSON: '\ufffd\ufffd'"),
+        (
+            b'{"type":"checked","problem":3}',
+            "checked",
+            'a checked reply\'s \'problem\' must be a string or null, got \'{"type":"checked","problem":3}\'',
+        ),
     ],
-    ids=["a-number", "a-list", "wrong-type", "no-type", "move-null", "not-utf8"],
+    ids=["a-number", "a-list", "wrong-type", "no-type", "move-null", "not-utf8", "checked-problem-number"],
 )
 def test_a_malformed_reply_is_a_protocol_error_quoting_it(line, expected, message):
     with pytest.raises(protocol.ProtocolError) as error:
@@ -83,6 +88,7 @@ SENT = {
     "move": protocol.move_request(0, [], 1.0),
     "game_over": protocol.game_over([], None, "normal"),
     "describe": protocol.DESCRIBE,
+    "check": protocol.check({"name": "uttt", "params": {}}, {"iteration": 100}),
     "quit": protocol.QUIT,
 }
 
@@ -106,7 +112,7 @@ def test_the_doc_writes_harness_messages_as_the_harness_encodes_them():
 
 def test_the_doc_shows_every_reply_and_each_is_accepted():
     replies = [json.loads(line) for line in doc_lines("<")]
-    assert {m["type"] for m in replies} == {"ready", "move", "description", "error"}
+    assert {m["type"] for m in replies} == {"ready", "move", "description", "checked", "error"}
     for line, message in zip(doc_lines("<"), replies):
         expected = message["type"] if message["type"] != "error" else "move"
         assert protocol.parse_reply(line.encode(), expected)["type"] == message["type"]
@@ -204,3 +210,57 @@ def test_a_python_bot_plays_through_the_host_in_every_game(pool):
             job(python_bot("seeded_random"), RANDOM, move=2.0, game_id=number, game={"name": game, "params": {}})
         )
         assert (game, record.termination) == (game, Termination.NORMAL)
+
+
+# ---------------------------------------------------------------- the host's check
+
+
+def checked(spec: BotSpec, *requests: tuple[str, dict]) -> list[dict]:
+    """The host's replies to ``check`` requests (game, parameters) of one process of ``spec``."""
+    process = BotProcess(spec.argv(), spec.name)
+    try:
+        return [
+            protocol.parse_reply(
+                process.exchange(protocol.check({"name": game, "params": {}}, params), None)[0], "checked"
+            )
+            for game, params in requests
+        ]
+    finally:
+        process.close()
+
+
+def test_the_host_checks_each_set_of_parameters_as_make_bot_does():
+    from arena.errors import BotParameterError
+    from bots import uct
+    from bots.common import resolve_parameters
+
+    with pytest.raises(BotParameterError) as refused:
+        resolve_parameters("uct", uct.PARAMETERS, {"c": -1})
+    assert checked(BotSpec("uct", "python", "bots.uct"), ("uttt", {"iterations": 5}), ("uttt", {"c": -1})) == [
+        {"type": "checked", "problem": None},
+        {"type": "checked", "problem": str(refused.value)},
+    ]
+
+
+def test_the_host_says_a_bot_does_not_play_the_game():
+    assert checked(python_bot("takes_params"), ("xtreme", {})) == [
+        {
+            "type": "checked",
+            "problem": f"bot '{python_bot('takes_params').target}' does not play 'xtreme'; it plays tictactoe, uttt",
+        }
+    ]
+
+
+def test_the_host_names_the_parameters_make_bot_takes():
+    assert checked(python_bot("takes_params"), ("tictactoe", {"ofset": 1})) == [
+        {
+            "type": "checked",
+            "problem": f"bot '{python_bot('takes_params').target}' has no parameter 'ofset'; its parameters: offset=0",
+        }
+    ]
+
+
+def test_a_bot_that_cannot_be_loaded_answers_check_with_an_error():
+    [reply] = checked(python_bot("fails_to_import"), ("tictactoe", {}))
+    assert (reply["type"], reply["kind"]) == ("error", "exception")
+    assert reply["message"].startswith("BotLoadError: bot file ")

@@ -61,7 +61,7 @@ def test_a_built_in_bots_file_is_the_built_in_bot():
 def test_a_parameter_a_built_in_bot_does_not_have_is_refused_at_registration(cli):
     result = cli("register", "bots.uct", "--param", "depth=3", "--no-smoke")
     assert str(result.exception) == (
-        "bot 'bots.uct' has no parameter 'depth'; its parameters: c=1.4142135623730951, iterations=None, reuse=True"
+        "bot 'uct' has no parameter 'depth'; its parameters: c=1.4142135623730951, iterations=None, reuse=True"
     )
     assert stored(cli) == []
 

@@ -25,6 +25,7 @@ from tests.fixtures.harnesskit import (
     processes_mentioning,
     stop,
     wait_until,
+    without_root_warning,
 )
 
 pytestmark = pytest.mark.slow
@@ -236,8 +237,18 @@ def test_a_changed_config_under_the_same_name_is_refused_with_how_to_start_a_new
     assert result.returncode == 2
     assert result.stderr == (
         "error: tournament 'tiny' already exists with a different configuration; to start a "
-        "new one, change its name: in the file, or with 'arena run FILE --name NEW-NAME'\n"
+        "new one, change its name: in the file, or with 'arena run FILE --name NEW-NAME'; or play "
+        "it again from scratch in its place with 'arena run FILE --restart'\n"
     )
+
+
+def test_a_refused_run_leaves_no_lock_for_the_next_run_to_take_over(tiny):
+    (tiny / "tiny.yaml").write_text(TINY.format(seed=2))
+    assert arena("run", "tiny.yaml", "--db", f"sqlite:///{tiny / 'a.db'}", cwd=tiny).returncode == 2
+    assert list(tiny.glob("*.lock")) == []
+    (tiny / "tiny.yaml").write_text(TINY.format(seed=1))
+    again = arena("run", "tiny.yaml", "--db", f"sqlite:///{tiny / 'a.db'}", "-q", cwd=tiny)
+    assert (again.returncode, without_root_warning(again.stderr)) == (0, "")
 
 
 def test_a_changed_config_runs_as_a_new_tournament_under_another_name(tiny):

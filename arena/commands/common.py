@@ -83,11 +83,12 @@ def print_listing(
     out().print(table)
 
 
-def sessions(db: str, read_only: bool = False) -> sessionmaker[Session]:
-    """The database at ``db``; ``read_only`` for commands that only look (they never create it)."""
+def sessions(db: str, read_only: bool = False, create: bool = True) -> sessionmaker[Session]:
+    """The database at ``db``; ``read_only`` for commands that only look (they never create it);
+    ``create`` False: one that does not exist yet is not created, and reads as empty."""
     from arena.database import open_store
 
-    return open_store(db, read_only=read_only)
+    return open_store(db, read_only=read_only, create=create)
 
 
 def check_arguments(arguments: list[str]) -> None:

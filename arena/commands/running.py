@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from arena.commands.common import DEFAULT_DB, Db, check_text, err, out, sessions, warn_if_root
+from arena.text import printable
 
 if TYPE_CHECKING:
     from rich.progress import Progress as Bar
@@ -39,14 +40,24 @@ def run(
             help="Keep each worker and its bots to a CPU of their own (default: only to CPUs that are idle now).",
         ),
     ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Only check the file and its bots; store nothing, play nothing.")
+    ] = False,
+    restart: Annotated[
+        bool,
+        typer.Option("--restart", help="Delete the stored tournament of this name first, then run it from scratch."),
+    ] = False,
 ) -> None:
-    """Run the tournament in FILE, or resume it if it exists already."""
+    """Run the tournament in FILE, or resume it if it exists already. Every bot is checked
+    first; every problem found is listed, and nothing is stored or played."""
     from pydantic import ValidationError
 
     from arena.config import load_config
     from arena.errors import ConfigError
+    from arena.preflight import check_tournament
     from arena.runner import LocalRunner
     from arena.stages import expected_games
+    from arena.store import delete_tournament
     from arena.tournament import Progress, TournamentRun, run_lock
 
     check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
@@ -56,14 +67,43 @@ def run(
             config = type(config).model_validate({**config.model_dump(), "name": name})
         except ValidationError as error:
             raise ConfigError(f"--name {name!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    base = file.resolve().parent
+    starting = Once(warn_if_root)
+    if check:
+        found = check_tournament(config, base, lambda: sessions(db, read_only=True), starting)
+        _warn(found.warnings)
+        if found.problems:
+            raise found.error(str(file))
+        out().print(f"ok: {found.bots} bots of {found.teams} teams checked", markup=False, highlight=False)
+        return
     log = logging.getLogger("arena")
     with run_lock(db, config.name) as stale:
-        tournament_run = TournamentRun(config, text, sessions(db), file.resolve().parent, workers)
+        # a database not made yet is not made for a tournament that cannot start
+        existing = sessions(db, create=False)
+        if not restart:  # refused at once if it cannot be resumed, before its bots are checked
+            TournamentRun(config, text, existing, base, workers).check_resumable()
+        found = check_tournament(config, base, lambda: existing, starting)
+        _warn(found.warnings)
+        if found.problems:
+            raise found.error(str(file))
+        store, removed = sessions(db), None
+        if restart:
+            with store.begin() as session:
+                removed = delete_tournament(session, config.name)
+            if removed is not None and not quiet:
+                out().print(
+                    f"Deleted the stored tournament {printable(repr(config.name))}: {removed.describe()}",
+                    markup=False,
+                    highlight=False,
+                )
+        tournament_run = TournamentRun(config, text, store, base, workers)
         _tournament, resumed = tournament_run.prepare()
-        warn_if_root()
+        starting()
         path = log_file(db, config.name)
         handler = setup_logging(path)
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
+        if removed is not None:
+            log.info("the stored tournament of this name was deleted first: %s", removed.describe())
         if stale:
             note = f"the last run of this tournament ({stale}) stopped without finishing; taking over its lock"
             log.warning(note)
@@ -112,6 +152,25 @@ def run(
             )
             for reason in final.void_reasons[:5]:
                 out().print(f"  replayed: {reason}", highlight=False, markup=False)
+
+
+class Once:
+    """A function called at most once, however often this is called (the root warning: said
+    once, before the first bot starts)."""
+
+    def __init__(self, function: Callable[[], None]) -> None:
+        self.function: Callable[[], None] | None = function
+
+    def __call__(self) -> None:
+        function, self.function = self.function, None
+        if function is not None:
+            function()
+
+
+def _warn(warnings: list[str]) -> None:
+    """Print the pre-flight check's warnings, one a line, on stderr."""
+    for line in warnings:
+        err().print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def log_file(db: str, name: str) -> Path:
