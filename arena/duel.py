@@ -1,7 +1,7 @@
 """A match between two bots (``arena match``): pairs of games, each pair one seed with the seats
 swapped, played by the tournament's runner and stored as a tournament of its own, with the
 first bot's running score, its Elo over the second from the pentanomial statistics of the pairs
-(``arena.elo.pair_stats``) and, when asked, a sequential probability ratio test
+(``arena.matchstats.pair_stats``) and, when asked, a sequential probability ratio test
 (``arena.sprt``) that stops the match once it accepts a hypothesis.
 
 The stored tournament has the two bots as its teams and one stage, ``match``, of one pool; a
@@ -28,9 +28,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from arena import roster
 from arena.botspec import BotSpec
 from arena.config import BotDef, GameDef, StageDef, TimeDef, TournamentDef
-from arena.elo import MatchStats, pair_stats
 from arena.errors import ArenaError
 from arena.job import GameJob, GameRunner, derive_seed
+from arena.matchstats import MatchStats, pair_stats
 from arena.records import GameRecord
 from arena.sprt import PENTANOMIAL, SprtSettings, SprtState
 from arena.store import (

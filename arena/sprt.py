@@ -38,8 +38,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from arena.elo import expected_score, pentanomial
+from arena.elo import expected_score
 from arena.errors import ArenaError
+from arena.matchstats import pentanomial
 
 CONTINUE = "continue"
 H0 = "H0 accepted"
