@@ -1,10 +1,10 @@
-"""Commands that look at what is stored: tournaments, leaderboard, standings, report."""
+"""Commands that look at a tournament's results: the tournaments, the final standings and the
+report (the leaderboard is in ``leaderboard.py``), and what they share with the leaderboard."""
 
 from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,7 +20,6 @@ from arena.commands.common import (
     err,
     json_text,
     out,
-    print_json,
     print_listing,
     sessions,
 )
@@ -28,9 +27,6 @@ from arena.errors import ArenaError
 
 if TYPE_CHECKING:
     from arena.results import Results
-    from arena.rounds import Match
-    from arena.standings import Standing
-    from arena.tables import EloTable, StageTable
 from arena.text import printable
 
 app = typer.Typer()
@@ -67,253 +63,13 @@ def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     )
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
+    """Points as a table shows them: whole numbers without a decimal point."""
     return f"{value:g}" if value == int(value) else f"{value:.1f}"
 
 
-def _ms(value: float | None) -> str:
-    return "" if value is None else f"{value:.1f}"
-
-
-def pick_stage(found: Results, stage: str) -> int:
-    """The stage called ``stage`` (its name, or its number from 0)."""
-    names = [s.name for s in found.stages]
-    if stage in names:
-        return names.index(stage)
-    if stage.isascii() and stage.isdigit() and int(stage) < len(names):
-        return int(stage)
-    raise ArenaError(
-        f"tournament {found.tournament.name!r} has no stage {stage!r}; its stages: "
-        + ", ".join(f"{i} {n}" for i, n in enumerate(names))
-    )
-
-
-def pick_pool(stage: StageTable, pool: str) -> int:
-    """The pool called ``pool`` in ``stage``: its letter (A, B, ...) or its number from 0."""
-    names = [p.name for p in stage.pools]
-    if not names:
-        raise ArenaError(f"stage {stage.name!r} has not started: its pools are not drawn yet")
-    if pool.upper() in names:
-        return names.index(pool.upper())
-    if pool.isascii() and pool.isdigit() and int(pool) < len(names):
-        return int(pool)
-    raise ArenaError(
-        f"stage {stage.name!r} has no pool {pool!r}; its pools: {', '.join(names)} (or 0-{len(names) - 1})"
-    )
-
-
-@app.command()
-def leaderboard(
-    tournament: TournamentName = None,
-    stage: Annotated[
-        str | None, typer.Option("--stage", "-s", help="A stage's pool standings (name or number from 0).")
-    ] = None,
-    pool: Annotated[
-        str | None, typer.Option("--pool", "-p", help="Only this pool of the stage (A, B, ... or number from 0).")
-    ] = None,
-    rating: Annotated[
-        str | None,
-        typer.Option(
-            "--rating",
-            "-r",
-            help="elo: rank by an Elo fit with 95 % intervals (of the --stage's games, or all); "
-            "default: the tournament's rating system (trueskill or openskill).",
-        ),
-    ] = None,
-    db: Db = DEFAULT_DB,
-    as_json: Json = False,
-) -> None:
-    """The leaderboard by the tournament's rating (TrueSkill or OpenSkill μ − 3σ) with each
-    team's Elo, by Elo (--rating elo), or a stage's pool standings with the course tie-breaks."""
-    from arena.final_standings import forfeit_text
-    from arena.lookup import find_tournament
-    from arena.results import describe_status, load_results
-
-    if pool is not None and stage is None:
-        raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
-    with sessions(db, read_only=True).begin() as session:
-        found = load_results(session, find_tournament(session, tournament))
-    system = found.rating_system.name
-    if rating is not None and rating not in ("elo", system):
-        raise ArenaError(
-            f"--rating {rating!r}: tournament {found.tournament.name!r} is rated by {system} (its file's "
-            f"rating.system); choose {system} or elo"
-        )
-    if rating == "elo" and pool is not None:
-        raise ArenaError("--rating elo rates a whole stage, not a pool: leave --pool out")
-    note = describe_status(found)
-    header = _header(found)
-    if rating == "elo":
-        _print_elo(found, header, note, None if stage is None else found.stages[pick_stage(found, stage)], as_json)
-        return
-    if stage is None:
-        _print_leaderboard(found, header, note, as_json)
-        return
-    number = pick_stage(found, stage)
-    chosen = found.stages[number]
-    pools = chosen.pools if pool is None else [chosen.pools[pick_pool(chosen, pool)]]
-    if as_json:
-        print_json(
-            {
-                **header,
-                "stage": chosen.name,
-                "stage_status": chosen.status,
-                "format": chosen.format,
-                "ranked_by": chosen.ranked_by,
-                **({"rounds_played": chosen.rounds} if chosen.format in ROUND_BY_ROUND else {}),
-                "pools": [
-                    {
-                        "pool": p.name,
-                        "standings": [{**_standing(s), "advanced": s.team in p.advanced} for s in p.lines],
-                    }
-                    for p in pools
-                ],
-                **({"bracket": _bracket_json(chosen)} if chosen.format == "knockout" else {}),
-            }
-        )
-        return
-    _title(found, note, f"stage {chosen.name} ({chosen.summary}; {chosen.status})")
-    if not pools:
-        out().print(
-            f"Stage {printable(chosen.name)!r} has not started: its pools are drawn when the stage before it ends.",
-            markup=False,
-        )
-    lead, after = FORMAT_COLUMNS.get(chosen.format, ((), ()))
-    for p in pools:
-        table = Table(
-            "#",
-            "team",
-            *(header for header, _ in lead),
-            "points",
-            *(header for header, _ in after),
-            "games",
-            "W",
-            "D",
-            "L",
-            "forfeits",
-            "μ−3σ",
-            "",
-            title=f"pool {p.name}: {p.finished}/{p.planned} games",
-            title_justify="left",
-        )
-        for s in p.lines:
-            table.add_row(
-                str(s.rank),
-                escape(printable(s.team)),
-                *(escape(cell(s)) for _, cell in lead),
-                _number(s.points),
-                *(escape(cell(s)) for _, cell in after),
-                str(s.games),
-                str(s.wins),
-                str(s.draws),
-                str(s.losses),
-                forfeit_text(s.forfeits),
-                f"{s.rating:.2f}",
-                "[green]advanced[/]" if s.team in p.advanced else "",
-            )
-        out().print(table)
-    if pools:
-        out().print(f"[dim]Ranked by {escape(chosen.ranked_by)}.[/]", highlight=False)
-    if chosen.bracket:
-        from arena.rounds import MAX_EXTRA
-
-        _print_bracket(chosen, MAX_EXTRA)
-
-
-#: the formats planned round by round
-ROUND_BY_ROUND = ("swiss", "knockout", "adaptive")
-
-
-def _figure(value: float | None, form: str = "{:g}") -> str:
-    return "" if value is None else form.format(value)
-
-
-Column = tuple[str, Callable[[Any], str]]
-#: each format's columns beyond the course table's, (header, the cell of a line): those before
-#: the points, and those after them
-FORMAT_COLUMNS: dict[str, tuple[tuple[Column, ...], tuple[Column, ...]]] = {
-    "swiss": ((), (("Buchholz", lambda s: _figure(s.buchholz)), ("byes", lambda s: str(s.byes)))),
-    "knockout": ((("reached", lambda s: s.reached or ""),), ()),
-    "gauntlet": ((("score", lambda s: _figure(None if s.share is None else 100 * s.share, "{:.1f} %")),), ()),
-    "adaptive": ((("Elo", lambda s: _figure(s.elo, "{:.0f}")), ("±", lambda s: _figure(s.elo_error, "{:.0f}"))), ()),
-}
-
-
-def _standing(line: Standing) -> dict[str, Any]:
-    """A line of a stage's standings as JSON-ready data (with its format's figures)."""
-    data: dict[str, Any] = {
-        "rank": line.rank,
-        "team": line.team,
-        "points": line.points,
-        "games": line.games,
-        "wins": line.wins,
-        "draws": line.draws,
-        "losses": line.losses,
-        "forfeits": dict(line.forfeits),
-        "rating": round(line.rating, 4),
-    }
-    from arena.formatstandings import FormatStanding
-
-    if isinstance(line, FormatStanding):
-        data.update(
-            byes=line.byes,
-            buchholz=line.buchholz,
-            share=None if line.share is None else round(line.share, 4),
-            elo=None if line.elo is None else round(line.elo, 1),
-            elo_error=None if line.elo_error is None else round(line.elo_error, 1),
-            reached=line.reached,
-        )
-    return data
-
-
-def _bracket_json(stage: StageTable) -> list[dict[str, Any]]:
-    return [
-        {
-            "round": number + 1,
-            "name": stage.round_name(number),
-            "matches": [
-                {
-                    "high": m.high,
-                    "low": m.low,
-                    "points": list(m.points),
-                    "games": len(m.scores),
-                    "winner": m.winner,
-                    "by_seed": m.by_seed,
-                }
-                for m in matches
-            ],
-        }
-        for number, matches in enumerate(stage.bracket)
-    ]
-
-
-def match_text(match: Match) -> str:
-    """A knockout match in one line: ``A 1½–½ B`` (the winner marked ``*``), ``A (bye)``, or
-    ``A – B`` before its games; ``, by seed`` when the final tie-break decided it."""
-    if match.low is None:
-        return f"{match.high} (bye)"
-    high, low = (f"{name}*" if match.winner == name else name for name in (match.high, match.low))
-    if not match.scores:
-        return f"{high} – {low}"
-    ours, theirs = match.points
-    return f"{high} {_number(ours)}–{_number(theirs)} {low}" + (", by seed" if match.by_seed else "")
-
-
-def _print_bracket(stage: StageTable, max_extra: int) -> None:
-    names = [stage.round_name(number) for number in range(len(stage.bracket))]
-    table = Table(*names, title="bracket", title_justify="left")
-    for row in range(len(stage.bracket[0])):
-        cells = [match_text(matches[row]) if row < len(matches) else "" for matches in stage.bracket]
-        table.add_row(*(escape(printable(cell)) for cell in cells))
-    out().print(table)
-    out().print(
-        "[dim]* went through; a drawn match plays colour-swapped pairs of extra games, at most "
-        f"{max_extra}, then the higher seed goes through.[/]",
-        highlight=False,
-    )
-
-
-def _title(found: Results, note: str | None, what: str) -> None:
+def print_title(found: Results, note: str | None, what: str) -> None:
+    """The line above a results table: the tournament, its game, ``what`` is shown, its progress."""
     t = found.tournament
     out().print(
         f"[bold]{escape(printable(t.name))}[/]: {escape(printable(t.game['name']))}, "
@@ -325,7 +81,8 @@ def _title(found: Results, note: str | None, what: str) -> None:
         out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
 
 
-def _header(found: Results) -> dict[str, Any]:
+def tournament_header(found: Results) -> dict[str, Any]:
+    """What every results command's JSON starts with: the tournament and its progress."""
     t = found.tournament
     return {
         "tournament": t.name,
@@ -335,73 +92,6 @@ def _header(found: Results) -> dict[str, Any]:
         "games_finished": found.totals.finished,
         "games_expected": found.totals.expected,
     }
-
-
-def _elo_interval(elo: float | None, upper: float | None) -> str:
-    from arena.figures import signed_elo
-
-    return "" if elo is None or upper is None else f"{signed_elo(elo)} ± {upper - elo:.0f}"
-
-
-def _percent(value: float | None) -> str:
-    return "" if value is None else f"{100 * value:.1f} %"
-
-
-def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None, as_json: bool) -> None:
-    from arena.final_standings import forfeit_text
-
-    system = found.rating_system
-    if as_json:
-        print_json(
-            {
-                **header,
-                "note": note,
-                "rating_system": system.name,
-                "ranked_by": system.label,
-                "rating": {s.name: s.value for s in found.rating_settings},
-                "elo": found.elo.settings(),
-                "leaderboard": [line.to_dict() for line in found.leaderboard],
-            }
-        )
-        return
-    _title(found, note, f"leaderboard by {system.label}")
-    course = found.has_course_points and found.config.scoring != "course2019"
-    columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "Elo ± 95 %", "games", "W-D-L", "points"]
-    columns += ["course pts"] if course else []
-    table = Table(*columns, "forfeits", "mean ms", "max ms")
-    for column in table.columns:
-        if column.header not in ("team", "bot", "forfeits"):
-            column.justify = "right"
-    for line in found.leaderboard:
-        bot = "" if line.bot == line.team else line.bot
-        row = [
-            str(line.rank),
-            escape(printable(line.team)),
-            escape(printable(bot)),
-            f"{line.conservative:.2f}",
-            f"{line.mu:.2f}",
-            f"{line.sigma:.2f}",
-            _elo_interval(line.elo, line.elo_upper),
-            str(line.games),
-            f"{line.wins}-{line.draws}-{line.losses}",
-            _number(line.points),
-        ]
-        row += [_number(line.course_points or 0)] if course else []
-        table.add_row(*row, forfeit_text(line.forfeits), _ms(line.mean_ms), _ms(line.max_ms))
-    out().print(table)
-    settings = ", ".join(
-        f"{s.symbol} {s.value:g}" + ("" if s.source == "default" else " (set)") for s in found.rating_settings
-    )
-    out().print(
-        f"[dim]{system.title}: {settings}; Elo: fitted to the {found.elo.games} finished games (see --rating elo); "
-        f"points: {found.config.scoring} scoring[/]",
-        highlight=False,
-    )
-    out().print(
-        f"[dim]ranked by {system.title} μ−3σ over every game, not by points; the final standings: "
-        f"{escape(printable(standings_command(found.tournament.name)))}[/]",
-        highlight=False,
-    )
 
 
 def standings_command(name: str) -> str:
@@ -435,7 +125,7 @@ def standings(
         found = load_results(session, find_tournament(session, tournament))
     note = describe_status(found)
     if as_csv or as_json:
-        data = {**_header(found), "note": note, "scoring": found.config.scoring}
+        data = {**tournament_header(found), "note": note, "scoring": found.config.scoring}
         text = (
             standings_csv(found.standings)
             if as_csv
@@ -458,7 +148,7 @@ def standings(
         if note:
             out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
         return
-    _title(found, note, "final standings")
+    print_title(found, note, "final standings")
     if not found.standings:
         out().print("No standings: no stage of this tournament has drawn its pools yet.", markup=False)
         return
@@ -474,7 +164,7 @@ def standings(
                 p.team,
                 p.stage_name,
                 f"{p.pool_name} {line.rank}",
-                _number(line.points),
+                number_text(line.points),
                 line.games,
                 f"{line.wins}-{line.draws}-{line.losses}",
                 forfeit_text(line.forfeits),
@@ -487,63 +177,6 @@ def standings(
         "[dim]placed by the furthest stage reached, then the rank in its pool there, then (across pools) points, "
         f"wins, μ−3σ, name; points ({escape(printable(found.config.scoring))} scoring), W-D-L and forfeits are "
         "those of that stage[/]",
-        highlight=False,
-    )
-
-
-def _print_elo(
-    found: Results, header: dict[str, Any], note: str | None, stage: StageTable | None, as_json: bool
-) -> None:
-    from arena.figures import signed_elo
-    from arena.results import elo_table
-
-    if stage is not None and not stage.pools:
-        table: EloTable | None = None
-    else:
-        table = found.elo if stage is None else elo_table(found.teams, found.games, stage)
-    if as_json:
-        print_json(
-            {
-                **header,
-                "note": note,
-                "rating_system": "elo",
-                "ranked_by": "Elo",
-                "stage": None if stage is None else stage.name,
-                "elo": None if table is None else table.settings(),
-                "leaderboard": [] if table is None else [line.to_dict() for line in table.lines],
-            }
-        )
-        return
-    where = "all stages" if stage is None else f"stage {stage.name} ({stage.status})"
-    _title(found, note, f"leaderboard by Elo, {where}")
-    if table is None:
-        assert stage is not None
-        out().print(
-            f"Stage {printable(stage.name)!r} has not started: its pools are drawn when the stage before it ends.",
-            markup=False,
-        )
-        return
-    grid = Table("#", "team", "bot", "Elo", "± 95 %", "games", "W-D-L", "score", "LOS next")
-    for column in grid.columns:
-        if column.header not in ("team", "bot"):
-            column.justify = "right"
-    for line in table.lines:
-        grid.add_row(
-            str(line.rank),
-            escape(printable(line.team)),
-            escape(printable("" if line.bot == line.team else line.bot)),
-            signed_elo(line.elo),
-            f"{line.error:.0f}",
-            str(line.games),
-            f"{line.wins}-{line.draws}-{line.losses}",
-            _percent(line.score),
-            _percent(line.los_next),
-        )
-    out().print(grid)
-    out().print(
-        f"[dim]Elo: Bradley-Terry maximum-likelihood fit to {table.games} finished games (a draw is half a win "
-        "and half a loss, a forfeit a loss), 0 the field's mean, each team credited one virtual draw against "
-        "it; LOS next: the likelihood that a team is stronger than the one ranked below it.[/]",
         highlight=False,
     )
 
