@@ -30,6 +30,7 @@ from pydantic_core import ErrorDetails
 
 from arena.errors import ConfigError
 from arena.games import GameParameterError, UnknownGameError, get_game
+from arena.stagedef import MAX_STAGE_GAMES, ONE_POOL, StageDef
 from arena.text import clean_data, is_plain
 from arena.yamlfile import load_yaml, read_file
 
@@ -43,8 +44,6 @@ MAX_MOVE_TIME = 86_400.0
 MAX_STARTUP = 3_600.0
 MAX_GRACE = 60.0
 MAX_MEGABYTES = 1 << 20
-#: the most games a stage may plan (a round robin's are planned, and stored, when it starts)
-MAX_STAGE_GAMES = 1_000_000
 #: the largest rating setting (in size): beyond, TrueSkill's arithmetic overflows
 MAX_RATING = 1e6
 
@@ -246,87 +245,6 @@ class RatingDef(Strict):
     beta: float = Field(25.0 / 6, gt=0, le=MAX_RATING)
     tau: float = Field(25.0 / 300, ge=0, le=MAX_RATING)
     draw_probability: float = Field(0.10, ge=0, lt=1)
-
-
-#: the formats a stage can have (docs/formats.md), and the setting each needs beyond the common ones
-FORMATS = ("round_robin", "swiss", "knockout", "gauntlet", "adaptive")
-_FORMAT_SETTING = {"swiss": "rounds", "gauntlet": "named", "adaptive": "budget"}
-_SETTING_EXAMPLE = {"rounds": "rounds: 5", "named": "named: [mine]", "budget": "budget: 200"}
-#: the formats that play in one pool
-ONE_POOL = ("knockout", "gauntlet", "adaptive")
-
-
-class StageDef(Strict):
-    """One stage: its ``format`` (round robins by default) in pools; ``advance`` teams a pool
-    go on to the next stage."""
-
-    name: str = "round-robin"
-    format: str = "round_robin"
-    pools: int = Field(1, ge=1)
-    seeding: Literal["random", "snake", "order"] = "random"
-    games_per_pair: int = Field(2, ge=1, le=MAX_STAGE_GAMES)  # a match of two bots: a stage of one pair
-    advance: int | None = Field(None, ge=1)
-    rounds: int | None = Field(None, ge=1, le=1000, description="swiss: the rounds to play")
-    named: list[str] | None = Field(None, min_length=1, description="gauntlet: the teams that play the field")
-    budget: int | None = Field(None, ge=1, description="adaptive: the stage's games in all")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _named_for_its_format(cls, data: Any) -> Any:
-        """A stage without a name is called for its format (``swiss``, ``knockout``, ...)."""
-        named = isinstance(data, dict) and "name" in data
-        if isinstance(data, dict) and not named and data.get("format") in FORMATS[1:]:
-            return {**data, "name": data["format"]}
-        return data
-
-    @field_validator("format")
-    @classmethod
-    def _known_format(cls, value: str) -> str:
-        if value not in FORMATS:
-            raise ValueError(f"unknown format {value!r}; the formats: {', '.join(FORMATS)}")
-        return value
-
-    @model_validator(mode="after")
-    def _format_settings(self) -> StageDef:
-        needed = _FORMAT_SETTING.get(self.format)
-        if needed is not None and getattr(self, needed) is None:
-            raise ValueError(f"format {self.format} needs {needed} (e.g. {_SETTING_EXAMPLE[needed]})")
-        for format, setting in _FORMAT_SETTING.items():
-            if setting != needed and getattr(self, setting) is not None:
-                raise ValueError(
-                    f"{setting} is a setting of format {format}; this stage's format is {self.format}, "
-                    f"so remove {setting} or set format: {format}"
-                )
-        if self.format in ONE_POOL and self.pools != 1:
-            raise ValueError(f"a {self.format} stage plays in one pool; remove pools: {self.pools}")
-        if self.named is not None and len(set(self.named)) != len(self.named):
-            raise ValueError("named lists a team twice")
-        return self
-
-    def games(self, teams: int) -> int:
-        """How many games the stage plays with ``teams`` teams (a knockout: at least; its drawn
-        matches add pairs of extra games)."""
-        sizes = pool_sizes(teams, self.pools)
-        if self.format == "swiss":
-            return sum(size // 2 for size in sizes) * (self.rounds or 0) * self.games_per_pair
-        if self.format == "knockout":
-            return (teams - 1) * self.games_per_pair
-        if self.format == "gauntlet":
-            named = len(self.named or ())
-            return (named * (named - 1) // 2 + named * (teams - named)) * self.games_per_pair
-        if self.format == "adaptive":
-            return max(self.budget or 0, self.round_robin_games(teams))
-        return self.round_robin_games(teams)
-
-    def round_robin_games(self, teams: int) -> int:
-        """How many games a round robin of ``teams`` teams in this stage's pools plays."""
-        return sum(size * (size - 1) // 2 for size in pool_sizes(teams, self.pools)) * self.games_per_pair
-
-
-def pool_sizes(teams: int, pools: int) -> list[int]:
-    """The sizes of ``pools`` pools dealt ``teams`` teams, the larger first."""
-    size, larger = divmod(teams, pools)
-    return [size + 1] * larger + [size] * (pools - larger)
 
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,99}$")

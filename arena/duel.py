@@ -27,12 +27,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena import roster
 from arena.botspec import BotSpec
-from arena.config import BotDef, GameDef, StageDef, TimeDef, TournamentDef
+from arena.config import BotDef, GameDef, TimeDef, TournamentDef
 from arena.errors import ArenaError
 from arena.job import GameJob, GameRunner, derive_seed
 from arena.matchstats import MatchStats, pair_stats
 from arena.records import GameRecord
 from arena.sprt import PENTANOMIAL, SprtSettings, SprtState
+from arena.stagedef import StageDef
 from arena.store import (
     Bot,
     Entry,

@@ -9,10 +9,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.config import StageDef
 from arena.elo import fit_elo
 from arena.formats import knockout
 from arena.rounds import Played, knockout_places, knockout_rounds, round_name, swiss_state
+from arena.stagedef import StageDef
 from arena.standings import GameResult, Standing, TieBreak, table, tie_break
 
 #: what each format's standings rank by, in words

@@ -8,8 +8,9 @@ from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.config import GameDef, RatingDef, StageDef, TimeDef, TournamentDef
+from arena.config import GameDef, RatingDef, TimeDef, TournamentDef
 from arena.errors import ArenaError
+from arena.stagedef import StageDef
 from arena.store import PLAY_HASH, Game, Tournament
 
 

@@ -16,11 +16,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.config import StageDef
 from arena.elo import fit_elo
 from arena.formats import FormatError, adaptive_pairings, gauntlet, knockout, match_status, swiss_round
 from arena.job import derive_seed
 from arena.schedule import round_robin
+from arena.stagedef import StageDef
 
 #: extra games a drawn knockout match may have (in colour-swapped pairs) before the higher seed
 #: goes through

@@ -8,12 +8,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.config import StageDef
 from arena.elo import EloFit
 from arena.formatstandings import RANKED_BY
 from arena.lookup import pool_name
 from arena.records import Termination
 from arena.rounds import Match, round_name
+from arena.stagedef import StageDef
 from arena.standings import Standing, Tally
 
 

@@ -4,8 +4,8 @@ built here by hand from games and ratings chosen for each case."""
 
 from __future__ import annotations
 
-from arena.config import StageDef
 from arena.final_standings import final_standings, standings_csv
+from arena.stagedef import StageDef
 from arena.standings import GameResult, table
 from arena.tables import PoolTable, StageTable
 

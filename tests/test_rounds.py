@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from arena.config import StageDef
 from arena.formats import FormatError
 from arena.formatstandings import format_table
 from arena.rounds import Played, knockout_places, knockout_rounds, next_games, round_name, swiss_state
+from arena.stagedef import StageDef
 from arena.standings import GameResult
 
 SEEDS = ["s1", "s2", "s3", "s4", "s5", "s6"]

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer()
 
-#: the most games a match may plan (a tournament stage's most, ``config.MAX_STAGE_GAMES``)
+#: the most games a match may plan (a tournament stage's most, ``stagedef.MAX_STAGE_GAMES``)
 MAX_GAMES = 1_000_000
 
 
