@@ -43,6 +43,30 @@ def game(request):
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture
+def league_url(tmp_path):
+    """A database holding a finished one-stage league of four teams (tests/test_results.py)."""
+    from tests.test_results import league_config, play_league
+    from tests.test_results_db import create, play_stage, set_status
+
+    url = f"sqlite:///{tmp_path / 'league.db'}"
+    sessions, tid = create(url, league_config())
+    play_stage(sessions, tid, 0, play_league)
+    set_status(sessions, tid, "finished")
+    return url
+
+
+@pytest.fixture
+def staged_url(tmp_path):
+    """A database holding a tournament of 8 teams in two pools, the best two of each to a final."""
+    from tests.test_results_db import synthesize
+
+    url = f"sqlite:///{tmp_path / 'staged.db'}"
+    stages = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]
+    synthesize(url, teams=8, game="tictactoe", stages=stages, name="staged", forfeit_every=4)
+    return url
+
+
 def _cgroups() -> set[str]:
     from arena.cgroups import PREFIX, support
 

@@ -15,8 +15,8 @@ from arena.elo import fit_elo
 from arena.lookup import find_tournament
 from arena.results import load_results
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results import FIRST_LEGAL, TTT, X_WINS, league_config, play_league
-from tests.test_results_db import create, play_stage, scripted, set_status, synthesize
+from tests.test_results import FIRST_LEGAL, TTT, X_WINS
+from tests.test_results_db import create, play_stage, scripted, set_status
 
 #: the fixed league's games (tests/test_results.py) as (first, second, score of first): A beats D,
 #: B (second) beats C, C beats A, B beats D (D's forfeit), A beats B, D and C draw
@@ -31,23 +31,6 @@ FIT_SETTINGS = {
     "anchor": "the field's mean",
     "anchor_elo": 0.0,
 }
-
-
-@pytest.fixture
-def league_url(tmp_path):
-    url = f"sqlite:///{tmp_path / 'league.db'}"
-    sessions, tid = create(url, league_config())
-    play_stage(sessions, tid, 0, play_league)
-    set_status(sessions, tid, "finished")
-    return url
-
-
-@pytest.fixture
-def staged_url(tmp_path):
-    url = f"sqlite:///{tmp_path / 'staged.db'}"
-    stages = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]
-    synthesize(url, teams=8, game="tictactoe", stages=stages, name="staged", forfeit_every=4)
-    return url
 
 
 def results_of(url: str):

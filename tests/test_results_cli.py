@@ -4,30 +4,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from arena.lookup import find_tournament
 from arena.results import load_results
 from tests.fixtures.harnesskit import run_arena
 from tests.test_results import league_config, play_league
-from tests.test_results_db import create, play_stage, set_status, synthesize
-
-
-@pytest.fixture
-def league_url(tmp_path):
-    url = f"sqlite:///{tmp_path / 'league.db'}"
-    sessions, tid = create(url, league_config())
-    play_stage(sessions, tid, 0, play_league)
-    set_status(sessions, tid, "finished")
-    return url
-
-
-@pytest.fixture
-def staged_url(tmp_path):
-    url = f"sqlite:///{tmp_path / 'staged.db'}"
-    stages = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]
-    synthesize(url, teams=8, game="tictactoe", stages=stages, name="staged", forfeit_every=4)
-    return url
+from tests.test_results_db import create, play_stage
 
 
 def invoke(*args: str):

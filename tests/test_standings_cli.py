@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results import O_WINS, TTT, X_WINS, league_config, play_league
+from tests.test_results import O_WINS, TTT, X_WINS, league_config
 from tests.test_results_db import FIRST_LEGAL, create, play_stage, scripted, set_status
 
 #: the fixed league of tests/test_results.py: A and B score 2 with two wins each, A beating B;
@@ -26,15 +26,6 @@ LEAGUE_CSV = (
 )
 ESCAPES = "\x1b[2J\x1b]0;title\x07"
 SHOWN = "\\x1b[2J\\x1b]0;title\\x07"
-
-
-@pytest.fixture
-def league_url(tmp_path):
-    url = f"sqlite:///{tmp_path / 'league.db'}"
-    sessions, tid = create(url, league_config())
-    play_stage(sessions, tid, 0, play_league)
-    set_status(sessions, tid, "finished")
-    return url
 
 
 def rows_of(output: str) -> dict[str, list[str]]:
