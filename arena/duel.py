@@ -13,7 +13,6 @@ tournament is the match as it was played: finished, and complete.
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 from collections.abc import Callable
@@ -43,12 +42,8 @@ from arena.store import (
     Tournament,
     count,
     get_row,
-    save_record,
-    save_void,
 )
-from arena.tournament import deferred_interrupt
-
-log = logging.getLogger(__name__)
+from arena.tournament import play_and_store
 
 #: the stage a match's games are stored in
 STAGE = "match"
@@ -263,40 +258,29 @@ class Duel:
         score = DuelScore(test=None if self.settings is None else self.settings.start(PENTANOMIAL))
         started = time.monotonic()
         halves: dict[int, dict[int, float]] = {}  # pair -> game number in the pair -> first bot's score
-        voids: dict[int, int] = {}
         pair_of: dict[int, tuple[int, int]] = {}
         with self.sessions.begin() as session:
             for g in session.scalars(select(Game).where(Game.tournament_id == self.tournament_id)):
                 pair_of[g.id] = (g.round, g.number % 2)
+
+        def undecided() -> bool:
+            """Whether the test has not accepted a hypothesis yet (the score of the latest pair)."""
+            return score.test is None or not score.test.finished
+
         try:
-            jobs = self.jobs()
-            while jobs:
-                again = []
-                by_id = {job.game_id: job for job in jobs}
-                for record in runner.run(jobs):
-                    if record.voided is not None:
-                        with deferred_interrupt(), self.sessions.begin() as session:
-                            save_void(session, record)
-                        voids[record.game_id] = voids.get(record.game_id, 0) + 1
-                        log.warning("game %d voided: %s", record.game_id, record.voided)
-                        if voids[record.game_id] <= self.config.time.max_replays:
-                            again.append(by_id[record.game_id])
-                        else:
-                            self.unplayable.append(record.game_id)
-                        continue
-                    with deferred_interrupt(), self.sessions.begin() as session:
-                        save_record(session, record)
-                    pair, turn = pair_of[record.game_id]
-                    halves.setdefault(pair, {})[turn] = first_score(record, turn)
-                    if len(halves[pair]) == 2:
-                        done = halves.pop(pair)
-                        score = score.add_pair(done[0], done[1])
-                        if on_pair is not None:
-                            on_pair(score)
-                        if score.test is not None and score.test.finished:
-                            runner.drain()
-                decided = score.test is not None and score.test.finished
-                jobs = [] if decided else again
+            played = play_and_store(
+                self.sessions, runner, self.jobs(), self.config.time.max_replays, _ignore, self.unplayable, undecided
+            )
+            for record in played:
+                pair, turn = pair_of[record.game_id]
+                halves.setdefault(pair, {})[turn] = first_score(record, turn)
+                if len(halves[pair]) == 2:
+                    done = halves.pop(pair)
+                    score = score.add_pair(done[0], done[1])
+                    if on_pair is not None:
+                        on_pair(score)
+                    if not undecided():
+                        runner.drain()
         finally:
             self.finish(time.monotonic() - started)
         return score
@@ -338,3 +322,7 @@ def _config_text(config: TournamentDef) -> str:
     defaults are left out)."""
     data = config.model_dump(mode="json", exclude_defaults=True)
     return "# stored by arena match\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def _ignore(record: GameRecord, attempts: int) -> None:
+    """A match counts no voids beyond those ``play_and_store`` logs and stores."""

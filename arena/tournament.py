@@ -209,44 +209,27 @@ class TournamentRun:
         progress: Progress,
         on_record: Callable[[GameRecord, Progress], None] | None,
     ) -> None:
-        """Play ``jobs`` and store each record as it comes; a game voided for an overloaded
-        machine is stored as such and played again, at most ``time.max_replays`` times."""
-        limit = self.config.time.max_replays
-        voids: dict[int, int] = {}  # game id -> times voided in this run
-        while jobs:
-            again = []
-            by_id = {job.game_id: job for job in jobs}
-            for record in runner.run(jobs):
-                if record.voided is not None:
-                    with deferred_interrupt(), self.sessions.begin() as session:
-                        save_void(session, record)
-                    voids[record.game_id] = attempts = voids.get(record.game_id, 0) + 1
-                    progress.replays += 1
-                    progress.void_reasons.append(record.voided)
-                    log.warning("game %d voided (%d of %d): %s", record.game_id, attempts, limit + 1, record.voided)
-                    if attempts <= limit:
-                        again.append(by_id[record.game_id])
-                    else:
-                        progress.unplayable.append(record.game_id)
-                    continue
-                with deferred_interrupt(), self.sessions.begin() as session:
-                    saved = save_record(session, record)
-                if not saved:
-                    log.info("game %d came back a second time: it is stored already, kept as it was", record.game_id)
-                    continue
-                progress.done += 1
-                if record.offender is not None and record.termination.is_forfeit:
-                    progress.forfeits += 1
-                    log.info(
-                        "game %d: seat %d forfeits (%s): %s",
-                        record.game_id,
-                        record.offender,
-                        record.termination.value,
-                        record.detail,
-                    )
-                if on_record is not None:
-                    on_record(record, progress)
-            jobs = again
+        """Play ``jobs`` and store each record as it comes (``play_and_store``)."""
+
+        def voided(record: GameRecord, attempts: int) -> None:
+            progress.replays += 1
+            progress.void_reasons.append(record.voided or "")
+
+        for record in play_and_store(
+            self.sessions, runner, jobs, self.config.time.max_replays, voided, progress.unplayable
+        ):
+            progress.done += 1
+            if record.offender is not None and record.termination.is_forfeit:
+                progress.forfeits += 1
+                log.info(
+                    "game %d: seat %d forfeits (%s): %s",
+                    record.game_id,
+                    record.offender,
+                    record.termination.value,
+                    record.detail,
+                )
+            if on_record is not None:
+                on_record(record, progress)
 
     def check_resumable(self) -> bool:
         """Whether the tournament is stored already (a run resumes it); ``TournamentError`` if
@@ -374,6 +357,45 @@ def _same_config(stored: dict[str, Any], config: TournamentDef) -> bool:
         return TournamentDef.model_validate(stored).digest() == config.digest()
     except ValueError:
         return False
+
+
+def play_and_store(
+    sessions: sessionmaker[Session],
+    runner: GameRunner,
+    jobs: list[GameJob],
+    max_replays: int,
+    voided: Callable[[GameRecord, int], None],
+    unplayable: list[int],
+    more: Callable[[], bool] = lambda: True,
+) -> Iterator[GameRecord]:
+    """Play ``jobs`` on ``runner`` and store each record as it comes, yielding the stored ones.
+    A game voided for an overloaded machine is stored as such (``voided`` is told, with how many
+    times it was voided in this run) and played again, at most ``max_replays`` times, after
+    which its id goes to ``unplayable``; replays are played only while ``more()``. A record that
+    comes back a second time (a retried job) is stored once and not yielded again."""
+    voids: dict[int, int] = {}  # game id -> times voided in this run
+    while jobs:
+        again = []
+        by_id = {job.game_id: job for job in jobs}
+        for record in runner.run(jobs):
+            if record.voided is not None:
+                with deferred_interrupt(), sessions.begin() as session:
+                    save_void(session, record)
+                voids[record.game_id] = attempts = voids.get(record.game_id, 0) + 1
+                log.warning("game %d voided (%d of %d): %s", record.game_id, attempts, max_replays + 1, record.voided)
+                voided(record, attempts)
+                if attempts <= max_replays:
+                    again.append(by_id[record.game_id])
+                else:
+                    unplayable.append(record.game_id)
+                continue
+            with deferred_interrupt(), sessions.begin() as session:
+                saved = save_record(session, record)
+            if not saved:
+                log.info("game %d came back a second time: it is stored already, kept as it was", record.game_id)
+                continue
+            yield record
+        jobs = again if more() else []
 
 
 @contextmanager
