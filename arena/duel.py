@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from arena.store import (
     Entry,
     Game,
     GameVoid,
+    Move,
     PoolEntry,
     Tournament,
     count,
@@ -286,13 +288,23 @@ class Duel:
         return score
 
     def finish(self, seconds: float) -> None:
-        """Store the match as it was played: its unplayed games removed, its stage's games set
-        to the games played, finished; with no game played, nothing of it is kept."""
+        """Store the match as it was counted: its unplayed games removed, and the lone finished
+        game of a pair whose other game was not played (a game under way when the test decided,
+        or when the match was stopped: the match counts pairs only); its stage's games set to the
+        games kept, finished; with no game played, nothing of it is kept."""
         with self.sessions.begin() as session:
             tournament = get_row(session, Tournament, self.tournament_id or 0)
-            unplayed = select(Game.id).where(Game.tournament_id == tournament.id, Game.status != "finished")
+            finished = session.execute(
+                select(Game.id, Game.round).where(Game.tournament_id == tournament.id, Game.status == "finished")
+            ).all()
+            rounds = Counter(pair for _, pair in finished)
+            halves = [game_id for game_id, pair in finished if rounds[pair] == 1]
+            session.execute(delete(Move).where(Move.game_id.in_(halves)))
+            unplayed = select(Game.id).where(
+                Game.tournament_id == tournament.id, (Game.status != "finished") | Game.id.in_(halves)
+            )
             session.execute(delete(GameVoid).where(GameVoid.game_id.in_(unplayed)))
-            session.execute(delete(Game).where(Game.tournament_id == tournament.id, Game.status != "finished"))
+            session.execute(delete(Game).where(Game.id.in_(unplayed)))
             played = count(session, Game, Game.tournament_id == tournament.id)
             if not played:
                 session.execute(delete(PoolEntry).where(PoolEntry.tournament_id == tournament.id))
