@@ -24,28 +24,9 @@ from arena.numeric import np  # numpy with its BLAS in one thread, as in a bot p
 from arena.training import Settings, train
 from bots import LEARNED
 from bots.common import Param
+from tests.test_bots import make, play_game
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
-
-
-def make(bot: str, game, seat: int, seed: int, **params):
-    return importlib.import_module(f"bots.{bot}").make_bot(game, seat, random.Random(seed), **params)
-
-
-def play_game(game, players) -> list[int]:
-    """A game between ``players`` (seat order), every move checked legal; its moves."""
-    state = game.initial_state()
-    moves = []
-    while not state.is_terminal:
-        mover = players[state.to_move]
-        move = mover.move(state, Clock(None))
-        assert type(move) is int and state.is_legal(move), (state.render(), move)
-        other = players[1 - state.to_move]
-        if other is not mover and hasattr(other, "observe"):
-            other.observe(state, move)
-        moves.append(move)
-        state = state.play(move)
-    return moves
 
 
 def random_games(game, count: int, seed: int) -> list[PlayedGame]:
