@@ -108,7 +108,7 @@ class BotPlayer(Player):
         self._fresh = False
         try:
             self._ask(
-                protocol.new_game(game.spec(), seat, seed, clock),
+                protocol.new_game(game.spec(), seat, seed, clock, self.spec.pace if clock.clock == "cpu" else None),
                 "ready",
                 Limit(clock.startup, self.clock_kind or "wall", 0.0, overload=clock.on_overload == "replay"),
             )

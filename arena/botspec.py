@@ -34,6 +34,8 @@ class BotSpec:
     namespaces, Landlock or seccomp. ``code`` is the bot's own file or package to copy into a
     bundle before it runs (the worker does, checking ``code_hash``, and sets ``path`` to it);
     ``support`` a folder of links through which another interpreter imports arena's host.
+    ``pace``: the CPU seconds a step of its search takes on this machine (``arena.pace``), sent
+    to it with each game under a cpu clock.
     """
 
     name: str
@@ -49,6 +51,7 @@ class BotSpec:
     code: str | None = None
     code_hash: str | None = None
     support: str | None = None
+    pace: float | None = None
 
     @property
     def parameters(self) -> dict[str, Any]:

@@ -15,17 +15,30 @@ class Clock:
     ``bank`` is what the bot's game bank held before this move (``None``: no bank). A bot
     should answer before ``remaining()`` reaches zero: the harness stops it a small margin
     after that.
+
+    ``pace`` (cpu clock only) is the CPU seconds one step of the bot's search takes on this
+    machine, as the harness measured it before the tournament (``arena.pace``): a search that
+    budgets by the clock may turn its time into that many steps, so that a seed plays the same
+    moves however busy the machine is. A search that the clock ended tells it ``record(steps,
+    seconds)`` (kept in ``searched``): that is how the pace is measured.
     """
 
-    __slots__ = ("bank", "deadline", "kind", "limit", "now")
+    __slots__ = ("bank", "deadline", "kind", "limit", "now", "pace", "searched")
 
     def __init__(
-        self, limit: float | None = None, start: float | None = None, kind: str = "wall", bank: float | None = None
+        self,
+        limit: float | None = None,
+        start: float | None = None,
+        kind: str = "wall",
+        bank: float | None = None,
+        pace: float | None = None,
     ) -> None:
         self.limit = limit
         self.kind = kind
         self.now = time.process_time if kind == "cpu" else time.monotonic
         self.bank = bank
+        self.pace = pace if kind == "cpu" else None
+        self.searched: tuple[int, float] | None = None
         if limit is None:
             self.deadline = math.inf
         else:
@@ -38,6 +51,10 @@ class Clock:
     def expired(self) -> bool:
         """Whether the time for this move is up."""
         return self.now() >= self.deadline
+
+    def record(self, steps: int, seconds: float) -> None:
+        """A search that this clock ended took ``steps`` steps in ``seconds``."""
+        self.searched = (steps, seconds)
 
     def __repr__(self) -> str:
         return f"Clock(limit={self.limit!r}, kind={self.kind!r}, remaining={self.remaining():.3f})"

@@ -167,6 +167,7 @@ class TimeDef(Strict):
     backstop: float = Field(3.0, ge=1, le=100, description="cpu clock: a move's wall time at most this times its limit")
     on_overload: Literal["replay", "forfeit"] = "replay"
     max_replays: int = Field(3, ge=0, le=100)
+    pace: bool = Field(True, description="cpu clock: bots that budget by the clock run at their measured pace")
 
     @model_validator(mode="before")
     @classmethod
@@ -196,6 +197,7 @@ class TimeDef(Strict):
             backstop=self.backstop,
             on_overload=self.on_overload,
             max_replays=self.max_replays,
+            pace=self.pace,
         )
 
     @field_validator("move", "bank", "increment", "grace", "startup")

@@ -22,7 +22,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, Oper
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from arena.store import Base, GameVoid, SchemaVersion, StoreError
+from arena.store import Base, GameVoid, Pace, SchemaVersion, StoreError
 
 DEFAULT_URL = "sqlite:///db/arena.sqlite3"
 #: seconds a write waits for another process's write transaction to end before giving up
@@ -36,9 +36,14 @@ def _voids_and_waits(connection: Connection) -> None:
     GameVoid.__table__.create(connection)  # type: ignore[attr-defined]
 
 
+def _paces(connection: Connection) -> None:
+    Pace.__table__.create(connection)  # type: ignore[attr-defined]
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
+    (3, "bots' measured paces, per machine", _paces),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -31,6 +31,7 @@ from arena.config import BotDef, GameDef, TimeDef, TournamentDef
 from arena.errors import ArenaError
 from arena.job import GameJob, GameRunner, derive_seed
 from arena.matchstats import MatchStats, pair_stats
+from arena.pace import with_paces
 from arena.records import GameRecord
 from arena.sprt import PENTANOMIAL, SprtSettings, SprtState
 from arena.stagedef import StageDef
@@ -184,9 +185,18 @@ class Duel:
         return self.config.stages[0].games_per_pair // 2
 
     def prepare(self) -> Tournament:
-        """Store the match as a new tournament with every game planned; ``DuelError`` if a
-        tournament of its name exists."""
+        """Store the match as a new tournament with every game planned, and give its bots
+        their paces (arena/pace.py); ``DuelError`` if a tournament of its name exists."""
+        tournament, code_hashes = self._store()
         config = self.config
+        self.specs, _paced = with_paces(
+            self.specs, code_hashes, config.game.model_dump(), config.time.control(), self.sessions
+        )
+        return tournament
+
+    def _store(self) -> tuple[Tournament, dict[int, str | None]]:
+        config = self.config
+        code_hashes: dict[int, str | None] = {}
         with self.sessions.begin() as session:
             if session.scalars(select(Tournament.id).where(Tournament.name == config.name)).first() is not None:
                 raise DuelError(
@@ -214,6 +224,7 @@ class Duel:
                 session.flush()
                 entries.append(entry)
                 self.specs[entry.id] = roster.spec(bot, team, config.limits)
+                code_hashes[entry.id] = bot.code_hash
             first, second = entries
             self.teams = (first.team, second.team)
             for order, entry in enumerate(entries):
@@ -238,7 +249,7 @@ class Duel:
             session.execute(insert(Game), planned)  # in ids of schedule order, as a tournament's
             self.tournament_id = tournament.id
             session.expunge(tournament)
-            return tournament
+            return tournament, code_hashes
 
     def jobs(self) -> list[GameJob]:
         """The match's games still to play, in order."""

@@ -50,6 +50,7 @@ class Host:
         self.game: Any = None
         self.bot: Any = None
         self.state: Any = None
+        self.pace: float | None = None
 
     def new_game(self, message: dict[str, Any]) -> dict[str, Any]:
         """Make a new bot for the game the request names (its module loaded on first use); ready."""
@@ -67,6 +68,8 @@ class Host:
         random.seed(message["seed"])
         self.bot = make_player(self.module, game, message["seat"], rng, self.params)
         self.game, self.state = game, game.initial_state()
+        pace = message.get("pace")
+        self.pace = float(pace) if isinstance(pace, int | float) and pace > 0 else None
         return {
             "type": "ready",
             "description": description(self.module),
@@ -143,7 +146,9 @@ class Host:
         if message.get("ply", self.state.ply) != self.state.ply:
             raise RuntimeError(f"out of step: harness at ply {message['ply']}, host at {self.state.ply}")
         kind = "cpu" if message.get("clock") == "cpu" else "wall"
-        clock = Clock(message.get("time"), start=received[kind == "cpu"], kind=kind, bank=message.get("bank"))
+        clock = Clock(
+            message.get("time"), start=received[kind == "cpu"], kind=kind, bank=message.get("bank"), pace=self.pace
+        )
         move = self.bot.move(self.state, clock)
         if type(move) is not int:
             raise TypeError(f"move() returned {move!r}, not a move (an int of the game's encoding)")
@@ -151,6 +156,41 @@ class Host:
         if self.state.is_legal(move):
             self.state = self.state.play(move)
         return {"type": "move", "move": text}
+
+    def measure_pace(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The ``pace`` reply: the CPU seconds one step of the bot's search takes, the most of any
+        of its moves in a game against itself under a cpu clock of ``limit`` seconds a move
+        (``null`` if its searches do not budget by the clock). See ``arena.pace``."""
+        from arena.clock import Clock
+        from arena.games import get_game_from_spec
+        from arena.loader import load_module, make_player
+
+        game = get_game_from_spec(message["game"])
+        if self.module is None:
+            self.module = load_module(self.target)
+        players = [make_player(self.module, game, seat, random.Random(seat), self.params) for seat in (0, 1)]
+        state, paces = game.initial_state(), []
+        try:
+            for ply in range(int(message["plies"])):
+                if state.is_terminal:
+                    break
+                clock = Clock(float(message["limit"]), kind="cpu")
+                move = players[state.to_move].move(state, clock)
+                if clock.searched is not None and clock.searched[0] > 0:
+                    paces.append(clock.searched[1] / clock.searched[0])
+                elif ply == 0:  # its first search was not ended by the clock: it budgets otherwise
+                    break
+                observe = getattr(players[1 - state.to_move], "observe", None)
+                if observe is not None:
+                    observe(state, move)
+                state = state.play(move)
+        finally:
+            for player in players:
+                close = getattr(player, "close", None)
+                if close is not None:
+                    close()
+        pace = max(paces) if len(paces) >= int(message["searches"]) else None
+        return {"type": "pace", "pace": pace, "searches": len(paces)}
 
     def close_bot(self) -> None:
         """Drop the bot of the game, calling its ``close`` if it has one."""
@@ -176,6 +216,8 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
                 _reply(fd_out, host.describe())
             elif kind == "check":
                 _reply(fd_out, host.check(message))
+            elif kind == "pace":
+                _reply(fd_out, host.measure_pace(message))
             elif kind == "game_over":
                 host.close_bot()
             elif kind == "quit":

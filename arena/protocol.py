@@ -4,7 +4,7 @@ One JSON object per line each way, UTF-8, ending in ``\\n``. The harness sends `
 ``move``, ``game_over``, ``quit`` and optionally ``describe``; the bot answers ``new_game`` with
 ``ready``, ``move`` with ``move``, ``describe`` with ``description`` (or ``error`` when it failed).
 Arena's own Python host also answers ``check`` with ``checked`` (the pre-flight check of
-``arena run``; no other bot is sent it).
+``arena run``) and ``pace`` with ``pace`` (``arena.pace``); no other bot is sent them.
 Everything a bot sends is untrusted: ``parse_reply`` turns anything malformed into a
 ``ProtocolError`` with a short description, and gives the fields arena uses as clean text
 (``arena.text.clean``), so that no reply can fail a write to the database or a print.
@@ -45,20 +45,22 @@ def encode(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
-def new_game(game: dict[str, Any], seat: int, seed: int, clock: TimeControl) -> bytes:
-    """Start a game: which game, which seat the bot plays, its seed and the time control."""
+def new_game(game: dict[str, Any], seat: int, seed: int, clock: TimeControl, pace: float | None = None) -> bytes:
+    """Start a game: which game, which seat the bot plays, its seed and the time control (and
+    for arena's Python host under a cpu clock, the bot's measured ``pace``)."""
     control = {"move": clock.move, "bank": clock.bank, "increment": clock.increment, "clock": clock.clock}
-    return encode(
-        {
-            "type": "new_game",
-            "protocol": VERSION,
-            "game": game,
-            "seat": seat,
-            "seed": seed,
-            "move_time": clock.move,
-            "time_control": control,
-        }
-    )
+    message = {
+        "type": "new_game",
+        "protocol": VERSION,
+        "game": game,
+        "seat": seat,
+        "seed": seed,
+        "move_time": clock.move,
+        "time_control": control,
+    }
+    if pace is not None:
+        message["pace"] = pace
+    return encode(message)
 
 
 def move_request(
@@ -83,6 +85,14 @@ def check(game: dict[str, Any], params: dict[str, Any]) -> bytes:
     """Ask arena's Python host whether its bot can be made for ``game`` with ``params``
     (``checked`` reply: ``problem``, the reason it cannot, or ``null``)."""
     return encode({"type": "check", "game": game, "params": params})
+
+
+def pace(game: dict[str, Any], limit: float, plies: int, searches: int) -> bytes:
+    """Ask arena's Python host to measure its bot's pace: ``plies`` moves of a game against
+    itself under a cpu clock of ``limit`` seconds a move (``pace`` reply: ``pace``, the CPU
+    seconds a step of its search took, or ``null`` if fewer than ``searches`` searches were
+    ended by the clock)."""
+    return encode({"type": "pace", "game": game, "limit": limit, "plies": plies, "searches": searches})
 
 
 def short(data: bytes | str, limit: int = 120) -> str:
@@ -147,6 +157,10 @@ def parse_reply(line: bytes, expected: str) -> dict[str, Any]:
         if problem is not None and not isinstance(problem, str):
             raise ProtocolError(f"a checked reply's 'problem' must be a string or null, got {short(line)}")
         message["problem"] = None if problem is None else clean(problem)[:MAX_MESSAGE]
+    elif expected == "pace":
+        value = message.get("pace")
+        if value is not None and (type(value) not in (int, float) or not 0 < value < 1e3):
+            raise ProtocolError(f"a pace reply's 'pace' must be a positive number or null, got {short(line)}")
     elif expected == "description":
         message["description"] = clean(message.get("description") or "", MAX_DESCRIPTION)
         for field in ("games", "parameters"):

@@ -212,6 +212,22 @@ class Move(Base):
     wait_ms: Mapped[float | None] = mapped_column(Float)
 
 
+class Pace(Base):
+    """A bot's pace on one machine (``arena.pace``): the CPU seconds a step of its search took
+    under a cpu clock of ``limit`` seconds a move (``pace`` ``None``: its searches do not
+    budget by the clock). ``key`` names the bot's code, parameters and game."""
+
+    __tablename__ = "paces"
+    __table_args__ = (Index("ix_paces_machine_key", "machine", "key", unique=True),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    machine: Mapped[str] = mapped_column(CleanString(200))
+    key: Mapped[str] = mapped_column(String(64))
+    bot: Mapped[str] = mapped_column(CleanString(200))
+    limit: Mapped[float] = mapped_column(Float)
+    pace: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[float] = mapped_column(Float, default=time.time)
+
+
 class SchemaVersion(Base):
     """The schema version this database is at (one row)."""
 

@@ -40,7 +40,9 @@ class TimeControl:
     - ``startup``: seconds a bot has to start and be ready for a game (the same clock);
     - ``on_overload``: what happens to a game in which a bot could not get a CPU for so long
       (``OVERLOAD_FACTOR``) that its time cannot be told: ``replay`` it (at most ``max_replays``
-      times, then it stays unplayed) or ``forfeit`` (a timeout, as if the bot were at fault).
+      times, then it stays unplayed) or ``forfeit`` (a timeout, as if the bot were at fault);
+    - ``pace``: with the cpu clock, the bots that budget by the clock run at their measured pace
+      (arena/pace.py), so that a seed plays the same moves on a busy machine.
 
     Neither ``move`` nor ``bank``: no time limit at all.
     """
@@ -54,6 +56,7 @@ class TimeControl:
     backstop: float = 3.0
     on_overload: Literal["replay", "forfeit"] = "replay"
     max_replays: int = 3
+    pace: bool = True
 
     def seat(self, clock: ClockKind | None = None) -> SeatClock:
         """A fresh clock for one seat of one game (``clock``: another kind for this seat)."""

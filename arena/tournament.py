@@ -27,6 +27,7 @@ from arena.config import TournamentDef
 from arena.database import make_folder
 from arena.errors import ArenaError
 from arena.job import GameJob, GameRunner, derive_seed
+from arena.pace import Paced, with_paces
 from arena.records import GameRecord
 from arena.roster import code_changed, resolve_team_bot
 from arena.stages import advancing, expected_games, extra_games, plan_next, plan_stage
@@ -147,6 +148,7 @@ class TournamentRun:
         self.workers = workers or config.workers or os.cpu_count() or 1
         self.tournament_id: int | None = None
         self.specs: dict[int, BotSpec] = {}
+        self.code_hashes: dict[int, str | None] = {}
 
     def check_interpreters(self) -> None:
         """``ConfigError`` naming each bot whose interpreter (``python:``) cannot run: each is
@@ -200,7 +202,17 @@ class TournamentRun:
                 select(Entry, Bot).join(Bot, Entry.bot_id == Bot.id).where(Entry.tournament_id == tournament.id)
             ):
                 self.specs[entry.id] = roster.spec(bot, entry.team, config.limits)
+                self.code_hashes[entry.id] = bot.code_hash
             return tournament, resumed
+
+    def pace(self, announce: Callable[[int], None] = lambda count: None) -> Paced:
+        """Give the bots that budget by the clock their pace (arena/pace.py): stored, or
+        measured now, one bot at a time (``announce(count)`` first)."""
+        config = self.config
+        self.specs, paced = with_paces(
+            self.specs, self.code_hashes, config.game.model_dump(), config.time.control(), self.sessions, None, announce
+        )
+        return paced
 
     def _play(
         self,

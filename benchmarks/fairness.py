@@ -11,6 +11,10 @@ games with a bot that budgets by the clock.
 
 With ``--runs N`` the quiet and loaded runs are repeated N times (medians printed), each pair
 compared. ``--clock wall`` shows what the wall clock gives the same field.
+
+All runs share one database, as runs on one machine do: under the cpu clock the bots that budget
+by the clock run at the pace (arena/pace.py) measured, before the first quiet run, the first time
+they play here; every later run finds it stored. ``--no-pace`` shows the same field without paces.
 """
 
 from __future__ import annotations
@@ -50,14 +54,15 @@ FIELD = {
 CLOCK_BUDGETED = {"uct-clock", "minimax-clock"}
 
 
-def tournament_yaml(clock: str, move: float, games_per_pair: int) -> str:
+def tournament_yaml(clock: str, move: float, games_per_pair: int, pace: bool, name: str) -> str:
     bots = "\n".join(
         f"  {team}: {{module: {module}, params: {params!r}}}".replace("'", '"')
         for team, (module, params) in FIELD.items()
     )
     return (
         f"name: fairness\ngame: xtreme\nseed: 2019\nscoring: course2019\n"
-        f"time: {{move: {move}, grace: 0.05, startup: 20, clock: {clock}}}\nbots:\n{bots}\n"
+        f"name: {name}\ntime: {{move: {move}, grace: 0.05, startup: 20, clock: {clock}, pace: {str(pace).lower()}}}\n"
+        f"bots:\n{bots}\n"
         f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n"
     )
 
@@ -75,12 +80,12 @@ class Loops:
             process.wait()
 
 
-def run(folder: Path, label: str, yaml: str, loaded: bool) -> dict:
+def run(database: Path, label: str, yaml: str, loaded: bool) -> dict:
     """Play the tournament once; what it gave."""
-    database = folder / f"{label}.sqlite3"
     config = parse_config(yaml)
     tournament = TournamentRun(config, yaml, open_store(f"sqlite:///{database}"), ROOT)
     tournament.prepare()
+    paced = tournament.pace()  # before the loops start: measured, if it is, as a user would
     loops = Loops(2) if loaded else None
     start = time.perf_counter()
     try:
@@ -90,12 +95,20 @@ def run(folder: Path, label: str, yaml: str, loaded: bool) -> dict:
             loops.stop()
     elapsed = time.perf_counter() - start
     with sqlite3.connect(database) as connection:
-        teams = dict(connection.execute("SELECT id, team FROM entries"))
+        (tournament_id,) = connection.execute("SELECT id FROM tournaments WHERE name = ?", (config.name,)).fetchone()
+        of_it = (tournament_id,)
+        teams = dict(connection.execute("SELECT id, team FROM entries WHERE tournament_id = ?", of_it))
         games = connection.execute(
-            "SELECT id, seat0, seat1, winner, points0, points1, termination, offender FROM games"
+            "SELECT number, seat0, seat1, winner, points0, points1, termination, offender FROM games"
+            " WHERE tournament_id = ?",
+            of_it,
         )
         moves = {}
-        for game_id, move in connection.execute("SELECT game_id, move FROM moves ORDER BY game_id, ply"):
+        for game_id, move in connection.execute(
+            "SELECT g.number, m.move FROM moves m JOIN games g ON g.id = m.game_id"
+            " WHERE g.tournament_id = ? ORDER BY g.number, m.ply",
+            of_it,
+        ):
             moves.setdefault(game_id, []).append(move)
         points: dict[str, float] = dict.fromkeys(teams.values(), 0.0)
         wins: dict[str, int] = dict.fromkeys(teams.values(), 0)
@@ -109,10 +122,18 @@ def run(folder: Path, label: str, yaml: str, loaded: bool) -> dict:
                 wins[pair[winner]] += 1
             if offender is not None:
                 forfeits.append(f"{pair[offender]} {termination}")
-        waits = [row[0] for row in connection.execute("SELECT wait_ms FROM moves WHERE wait_ms IS NOT NULL")]
+        waits = [
+            row[0]
+            for row in connection.execute(
+                "SELECT m.wait_ms FROM moves m JOIN games g ON g.id = m.game_id"
+                " WHERE g.tournament_id = ? AND m.wait_ms IS NOT NULL",
+                of_it,
+            )
+        ]
     ranking = sorted(points, key=lambda team: (-points[team], -wins[team], team))
     return {
         "label": label,
+        "paced": paced.describe(),
         "seconds": elapsed,
         "forfeits": forfeits,
         "replays": progress.replays,
@@ -149,8 +170,8 @@ def main() -> None:
     parser.add_argument("--move", type=float, default=0.1)
     parser.add_argument("--games-per-pair", type=int, default=2)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--no-pace", dest="pace", action="store_false", help="no paces (arena/pace.py)")
     options = parser.parse_args()
-    yaml = tournament_yaml(options.clock, options.move, options.games_per_pair)
     teams = len(FIELD)
     games = teams * (teams - 1) // 2 * options.games_per_pair
     print(
@@ -160,12 +181,18 @@ def main() -> None:
     )
     comparisons = []
     with tempfile.TemporaryDirectory(prefix="arena-fairness-") as folder:
+        database = Path(folder) / "fairness.sqlite3"
         for number in range(options.runs):
-            results = [run(Path(folder), f"{kind}-{number}", yaml, kind == "loaded") for kind in ("quiet", "loaded")]
+            results = []
+            for kind in ("quiet", "loaded"):
+                label = f"{kind}-{number}"
+                yaml = tournament_yaml(options.clock, options.move, options.games_per_pair, options.pace, label)
+                results.append(run(database, label, yaml, kind == "loaded"))
             for result in results:
                 print(
-                    f"  {result['label']:9} {result['seconds']:6.1f} s; forfeits by well-behaved bots: "
-                    f"{len(result['forfeits'])} {result['forfeits'][:5]}; games replayed for overload: "
+                    f"  {result['label']:9} {result['seconds']:6.1f} s ({result['paced']}); "
+                    f"forfeits by well-behaved bots: {len(result['forfeits'])} {result['forfeits'][:5]}; "
+                    f"games replayed for overload: "
                     f"{result['replays']}; time the bots waited for a CPU: {result['waited']:.1f} s in all "
                     f"(longest {result['max_wait_ms']:.0f} ms a move)"
                 )

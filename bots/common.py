@@ -247,23 +247,33 @@ class Budget:
 
     With the clock, the search stops when the time left would fall below the safety margin,
     ``max(MARGIN_FLOOR, MARGIN_FRACTION * clock.limit)``, if one more iteration took as long as
-    the longest so far. Without a limit and without a time limit, ``fallback`` iterations.
-    Use: ``while budget.more(): one_iteration()``; ``expired()`` is the cheap check for
-    searches that cannot be cut into short iterations (alpha-beta checks it at every node).
+    the longest so far. A cpu clock with a ``pace`` (the CPU seconds an iteration takes here, as
+    the harness measured it) turns that time into a number of iterations: the same seed then
+    plays the same moves on a busy machine as on a quiet one; the clock itself still stops a
+    search that would run out (at the limit: the count keeps the margin). Without a limit and
+    without a time limit, ``fallback`` iterations. Use: ``while budget.more(): one_iteration()``;
+    ``expired()`` is the check for searches that cannot be cut into short iterations (alpha-beta
+    checks it at every node, which counts as an iteration).
     """
 
-    __slots__ = ("count", "last", "limit", "longest", "now", "stop_at")
+    __slots__ = ("clock", "count", "last", "limit", "longest", "now", "start", "stop_at")
 
     def __init__(self, clock: Any, limit: int | None, fallback: int) -> None:
+        self.clock = clock
         self.count = 0
         self.longest = 0.0
         self.now = _now(clock)
-        self.last = self.now()
+        self.start = self.last = self.now()
         time_limit = None if clock is None else clock.limit
         if limit is None and time_limit is None:
             limit = fallback
-        self.limit = limit
         self.stop_at = stop_time(clock)
+        pace = getattr(clock, "pace", None)
+        if limit is None and pace:
+            margin = max(MARGIN_FLOOR, MARGIN_FRACTION * time_limit)
+            limit = max(1, int((time_limit - margin) / pace))
+            self.stop_at += margin  # the clock only guards the count: it stops it at the limit
+        self.limit = limit
 
     @property
     def timed(self) -> bool:
@@ -280,13 +290,27 @@ class Budget:
             self.longest = step
         self.last = now
         if now + self.longest >= self.stop_at:
+            self._ended_by_clock(now)
             return False
         self.count += 1
         return True
 
     def expired(self) -> bool:
-        """Whether the time for the search is up."""
-        return self.now() >= self.stop_at
+        """Whether the search must stop now; counts one iteration (a node of alpha-beta)."""
+        self.count += 1
+        if self.limit is not None and self.count > self.limit:
+            return True
+        now = self.now()
+        if now >= self.stop_at:
+            self._ended_by_clock(now)
+            return True
+        return False
+
+    def _ended_by_clock(self, now: float) -> None:
+        """Tell the clock how many iterations its time held (how ``arena.pace`` measures)."""
+        record = getattr(self.clock, "record", None) if self.limit is None else None
+        if record is not None:
+            record(self.count, now - self.start)
 
 
 def reward(outcome: Outcome, seat: int) -> float:

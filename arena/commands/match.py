@@ -46,6 +46,9 @@ def match(
     increment: Annotated[
         float, typer.Option(min=0.0, max=MAX_MOVE_TIME, help="Seconds added to the bank after each move.")
     ] = 0.0,
+    clock: Annotated[
+        str, typer.Option(help="How the bots' time is counted: wall or cpu (cpu: paced, the same moves when busy).")
+    ] = "wall",
     seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="The seed every pair's seed derives from.")] = 0,
     name: Annotated[
         str | None, typer.Option(help="Store it as this tournament (default: match-FIRST-SECOND-TIME).")
@@ -75,7 +78,10 @@ def match(
         raise ArenaError(f"--game {game!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     if increment and bank is None:
         raise ArenaError("--increment needs --bank (e.g. --bank 60 --increment 1)")
-    timing = {"move": move_time or 1.0} if bank is None else {"move": move_time, "bank": bank, "increment": increment}
+    if clock not in ("wall", "cpu"):
+        raise ArenaError(f"--clock {clock!r}: choose wall or cpu")
+    timing: dict[str, float | str | None] = {"clock": clock}
+    timing |= {"move": move_time or 1.0} if bank is None else {"move": move_time, "bank": bank, "increment": increment}
     store = sessions(db)
     with store.begin() as session:
         sides = (side(session, first), side(session, second))

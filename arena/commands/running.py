@@ -101,6 +101,7 @@ def run(
         starting()
         path = log_file(db, config.name)
         handler = setup_logging(path)
+        paced = tournament_run.pace(lambda count: _measuring(count, quiet, log))
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
         if removed is not None:
             log.info("the stored tournament of this name was deleted first: %s", removed.describe())
@@ -112,6 +113,8 @@ def run(
         progress = Progress(expected_games(config))
         runner = LocalRunner(tournament_run.workers, pin=pin)
         isolation, control = _isolation(), config.time.control().describe()
+        if config.time.clock == "cpu" and config.time.pace:
+            control += f"; {paced.describe()}"
         log.info("time: %s; CPUs: %s; bots: %s", control, runner.pinning, isolation)
         if not quiet:
             out().print(
@@ -165,6 +168,14 @@ class Once:
         function, self.function = self.function, None
         if function is not None:
             function()
+
+
+def _measuring(count: int, quiet: bool, log: logging.Logger) -> None:
+    """Say that the paces of ``count`` bots are being measured (arena/pace.py)."""
+    what = f"measuring the pace of {count} bot{'s' if count != 1 else ''} on this machine (once; stored)"
+    log.info(what)
+    if not quiet:
+        err().print(f"note: {what}", markup=False, highlight=False)
 
 
 def _warn(warnings: list[str]) -> None:
