@@ -237,3 +237,18 @@ def test_a_match_on_the_cpu_clock_gives_its_bots_their_pace(tmp_path):
             for name in ("m1", "m2")
         )
     assert first == second
+
+
+def test_a_database_of_the_schema_before_paces_gets_their_table(tmp_path):
+    from arena.database import SCHEMA_VERSION
+
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    open_store(url)
+    with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
+        connection.execute("DROP TABLE paces")
+        connection.execute("UPDATE schema_version SET version = 2")
+    sessions = open_store(url)
+    with_paces({1: UCT}, {1: "h"}, get_game("uttt").spec(), CPU, sessions, lambda *_: 0.001)
+    with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
+        assert connection.execute("SELECT version FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+        assert connection.execute("SELECT bot, pace FROM paces").fetchall() == [("bots.uct {}", 0.001)]
