@@ -22,6 +22,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, Oper
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from arena.seasons import Season, SeasonTeam, Submission
 from arena.store import Base, GameVoid, Pace, SchemaVersion, StoreError
 
 DEFAULT_URL = "sqlite:///db/arena.sqlite3"
@@ -40,10 +41,16 @@ def _paces(connection: Connection) -> None:
     Pace.__table__.create(connection)  # type: ignore[attr-defined]
 
 
+def _seasons(connection: Connection) -> None:
+    for table in (Season, SeasonTeam, Submission):
+        table.__table__.create(connection)  # type: ignore[attr-defined]
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
     (3, "bots' measured paces, per machine", _paces),
+    (4, "seasons: their teams and submissions", _seasons),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

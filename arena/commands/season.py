@@ -1,0 +1,176 @@
+"""``arena season``: a season of submitted bots on a ladder (docs/season.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import DEFAULT_DB, Db, out, print_json, sessions
+from arena.errors import ArenaError
+from arena.text import printable
+
+app = typer.Typer()
+season_app = typer.Typer(help="A season: teams submit bots, a ladder plays them, staff freeze it into a final.")
+teams_app = typer.Typer(help="The teams of a season.")
+app.add_typer(season_app, name="season")
+season_app.add_typer(teams_app, name="teams")
+
+Name = Annotated[str, typer.Argument(help="The season.")]
+
+
+def _say(text: str) -> None:
+    out().print(printable(text, lines=True), markup=False, highlight=False)
+
+
+@season_app.command("create")
+def create(
+    name: Name,
+    game: Annotated[str, typer.Option("--game", "-g", help="The game: tictactoe, uttt, xtreme or othello.")],
+    move_time: Annotated[float, typer.Option("--time", "-t", min=0.001, help="Seconds a move.")] = 1.0,
+    clock: Annotated[str, typer.Option(help="wall or cpu: how the bots' time is counted.")] = "wall",
+    keep: Annotated[int, typer.Option(min=1, max=100, help="Versions of a team that stay on the ladder.")] = 1,
+    folder: Annotated[
+        Path | None, typer.Option(help="Where submitted files are kept (default: beside the database).")
+    ] = None,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Create season NAME: its game, time control, and its ladder."""
+    from pydantic import ValidationError
+
+    from arena.config import GameDef, TimeDef
+    from arena.seasonplay import create_season
+
+    try:
+        game_def, time_def = GameDef(name=game), TimeDef(move=move_time, clock=clock)
+    except ValidationError as error:
+        raise ArenaError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    create_season(sessions(db), name, game_def, time_def, folder or _beside(db) / "seasons" / _safe(name), keep)
+    _say(f"Created season {name!r}: {game}, {time_def.control().describe()}; add teams with 'arena season teams add'.")
+
+
+@teams_app.command("add")
+def add(
+    name: Name,
+    teams: Annotated[list[str], typer.Argument(help="The teams to add.")],
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Add teams to season NAME; print each one's token (shown once: only its hash is kept)."""
+    from arena.seasons import add_teams
+
+    for team, token in add_teams(sessions(db), name, teams).items():
+        typer.echo(f"{team}\t{token}")  # a tab, not the spaces a console would make of it: for scripts
+
+
+@season_app.command("submit")
+def submit(
+    name: Name,
+    file: Annotated[Path, typer.Argument(help="The bot: a .py file or a .zip with bot.py at its top.")],
+    token: Annotated[str, typer.Option(envvar="ARENA_TOKEN", help="The team's token.")],
+    interface: Annotated[str, typer.Option(help="python (arena's bot interface) or course2019.")] = "python",
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Submit FILE to season NAME as the team of the token: it is validated in the sandbox (a
+    whole game against itself) and, if it passes, joins the ladder."""
+    from arena.seasonplay import submit as take
+
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise ArenaError(f"{file}: {error.strerror}") from None
+    outcome = take(sessions(db), name, token, file.name, data, interface)
+    _say(f"{outcome.team} v{outcome.version}: {outcome.status}\n{outcome.log}")
+    if outcome.status != "active":
+        raise typer.Exit(1)
+
+
+@season_app.command("submissions")
+def submissions(
+    name: Name,
+    token: Annotated[str, typer.Option(envvar="ARENA_TOKEN", help="The team's token.")],
+    db: Db = DEFAULT_DB,
+) -> None:
+    """The submissions of the team of the token, with their logs (its own only)."""
+    from sqlalchemy import select
+
+    from arena.seasons import Submission, get_season, team_of_token
+
+    with sessions(db, read_only=True).begin() as session:
+        team = team_of_token(session, get_season(session, name), token)
+        rows = session.scalars(select(Submission).where(Submission.team_id == team.id).order_by(Submission.version))
+        for row in rows:
+            _say(f"v{row.version} {row.filename}: {row.status}\n  " + row.log.replace("\n", "\n  "))
+
+
+@season_app.command("ladder")
+def ladder(
+    name: Name,
+    games: Annotated[int | None, typer.Option(min=1, help="Stop after this many games (default: never).")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Games at a time (default: the cores).")] = None,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Play season NAME's ladder: pairs chosen by information, ratings updated as games end; a
+    version submitted meanwhile joins at once. Stop with Ctrl-C (the games played are kept)."""
+    import os
+
+    from arena.runner import LocalRunner
+    from arena.seasonplay import play_ladder
+
+    count = workers or os.cpu_count() or 1
+
+    def told(record: object) -> None:
+        from arena.records import GameRecord
+
+        assert isinstance(record, GameRecord)
+        outcome = "a draw" if record.winner is None else f"won by seat {record.winner}"
+        _say(f"game {record.game_id}: {outcome} ({record.termination.value}, {len(record.moves)} moves)")
+
+    played = play_ladder(sessions(db), name, LocalRunner(count), games, count, told)
+    _say(f"Played {played} ladder games; see 'arena season standings {name}'.")
+
+
+@season_app.command("standings")
+def standings(name: Name, as_json: Annotated[bool, typer.Option("--json")] = False, db: Db = DEFAULT_DB) -> None:
+    """The ladder: each active version, best first (TrueSkill mu - 3 sigma)."""
+    from arena.seasonplay import standings as ranked
+
+    rows = ranked(sessions(db, read_only=True), name)
+    if as_json:
+        fields = ("team", "version", "mu", "sigma", "games")
+        print_json([{field: getattr(s, field) for field in fields} for s in rows])
+        return
+    for place, s in enumerate(rows, 1):
+        _say(f"{place:3}. {s.label:30} {s.rating:7.2f}  (mu {s.mu:.2f}, sigma {s.sigma:.2f}, {s.games} games)")
+
+
+@season_app.command("freeze")
+def freeze(
+    name: Name,
+    top: Annotated[int, typer.Option(min=2, help="How many of the ladder's best play the final.")],
+    out_file: Annotated[Path | None, typer.Option("--out", help="The final's tournament file.")] = None,
+    games_per_pair: Annotated[int, typer.Option(min=1, help="Games of each pair in the final.")] = 2,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Freeze season NAME (no more submissions) and write the tournament file of its final: the
+    ladder's best TOP versions, pinned to their submitted files. Run it with 'arena run FILE'."""
+    from arena.seasonplay import freeze as frozen
+
+    text = frozen(sessions(db), name, top, games_per_pair)
+    target = out_file or Path(f"{_safe(name)}-final.yaml")
+    target.write_text(text, encoding="utf-8")
+    _say(f"Season {name!r} is frozen; its final is {target}: run it with 'arena run {target} --db {db}'.")
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "-" for c in name)[:60] or "season"
+
+
+def _beside(db: str) -> Path:
+    """The folder of an SQLite database file (else the current folder)."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        return Path(url.database).resolve().parent
+    return Path.cwd()

@@ -1,0 +1,358 @@
+"""What a season does (arena/seasons.py holds its tables and says what it is): create it, take a
+submission and validate it, play the ladder, rank it, freeze it into a tournament file."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.config import GameDef, TimeDef
+from arena.errors import ArenaError
+from arena.games import get_game_from_spec
+from arena.job import GameJob, GameRunner, derive_seed
+from arena.ladder import InformationPairing, Ladder
+from arena.records import GameRecord
+from arena.seasons import (
+    Season,
+    SeasonError,
+    SeasonTeam,
+    Standing,
+    Submission,
+    active,
+    folder_for,
+    get_season,
+    ladder_name,
+    log_tail,
+    rate_limited,
+    team_of_token,
+)
+from arena.store import Bot, Entry, Game, Tournament, count
+from arena.uploads import UploadError, unpack
+
+#: the ``config_hash`` of a season's ladder tournament (never a command's default tournament)
+SEASON_HASH = "season"
+
+log = logging.getLogger(__name__)
+
+
+def create_season(
+    sessions: sessionmaker[Session], name: str, game: GameDef, time_def: TimeDef, folder: Path, keep: int = 1
+) -> None:
+    """Store a new season and its ladder tournament; ``SeasonError`` if the name is taken."""
+    from arena.config import name_problem
+
+    problem = name_problem(name)
+    if problem:
+        raise SeasonError(f"season {name!r}: {problem}")
+    with sessions.begin() as session:
+        if session.scalars(select(Season.id).where(Season.name == name)).first() is not None:
+            raise SeasonError(f"season {name!r} exists already")
+        title = ladder_name(name)
+        if session.scalars(select(Tournament.id).where(Tournament.name == title)).first() is not None:
+            raise SeasonError(f"a tournament named {title!r} exists already: the season's ladder needs that name")
+        spec = game.model_dump()
+        tournament = Tournament(
+            name=title,
+            game=spec,
+            config_text=f"# the ladder of season {name!r}\n",
+            config_hash=SEASON_HASH,
+            config={"name": title, "game": spec, "scoring": "standard", "stages": [{"name": "ladder"}]},
+            seed=0,
+            status="running",
+            stages=1,
+        )
+        session.add(tournament)
+        session.flush()
+        session.add(
+            Season(
+                name=name,
+                game=spec,
+                time_control=time_def.model_dump(),
+                folder=str(folder.resolve()),
+                keep=keep,
+                tournament_id=tournament.id,
+            )
+        )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a submission: its team, version, status and (for its team only) log."""
+
+    team: str
+    version: int
+    status: str
+    log: str
+
+
+def submit(
+    sessions: sessionmaker[Session],
+    season_name: str,
+    token: str,
+    filename: str,
+    data: bytes,
+    interface: str = "python",
+    now: Callable[[], float] = time.time,
+) -> Outcome:
+    """Take a team's upload: check the token and the rate, unpack it, register and validate it
+    in the sandbox (a whole game against itself); store it as ``active`` or ``error``."""
+    if interface not in ("python", "course2019"):
+        raise SeasonError(f"interface must be python or course2019, not {interface!r}")
+    with sessions.begin() as session:
+        season = get_season(session, season_name)
+        if season.status != "open":
+            raise SeasonError(f"season {season_name!r} is frozen: it takes no more submissions")
+        team = team_of_token(session, season, token)
+        if rate_limited(session, team, now()):
+            raise SeasonError(f"team {team.name!r} has made its submissions for this hour; try again later")
+        version = 1 + max(session.scalars(select(Submission.version).where(Submission.team_id == team.id)), default=0)
+        folder = folder_for(season, team, version)
+        submission = Submission(
+            team_id=team.id, version=version, filename=filename[:200], interface=interface, size=len(data)
+        )
+        submission.status, submission.created_at = "validating", now()
+        session.add(submission)
+        session.flush()
+        submission_id, team_name, game, time_def = submission.id, team.name, season.game, season.time_control
+    try:
+        entry = unpack(filename, data, folder)
+    except UploadError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        return _finish(sessions, submission_id, "error", f"refused: {error}")
+    status, text, bot_id = _validate(sessions, f"{team_name}@{season_name}", interface, entry, game, time_def)
+    return _finish(sessions, submission_id, status, text, str(entry), bot_id)
+
+
+def _validate(
+    sessions: sessionmaker[Session], name: str, interface: str, entry: Path, game: dict[str, Any], time_def: Any
+) -> tuple[str, str, int | None]:
+    """Register the bot (loaded in the sandbox, asked what it is), then play it against itself
+    under the season's time control: (status, log, bot id)."""
+    from arena import roster
+    from arena.match import play_game
+    from arena.registry import RegistrationError, Smoke, register_bot
+    from arena.worker import GameWorker
+
+    try:
+        registration = register_bot(
+            sessions,
+            name=name,
+            kind=interface,
+            target=str(entry),
+            params={},
+            games=[game["name"]],
+            python=None,
+            base=entry.parent,
+            smoke=Smoke(play=False),
+        )
+    except (RegistrationError, ArenaError) as error:
+        return "error", f"the bot cannot be loaded: {error}", None
+    with sessions.begin() as session:
+        bot = session.scalars(select(Bot).where(Bot.name == name, Bot.version == registration.bot["version"])).one()
+        spec, bot_id = roster.spec(bot, name), bot.id
+    control = TimeDef.model_validate(time_def).control()
+    engine = get_game_from_spec(game)
+    with GameWorker() as worker:
+        players = (worker.player(spec), worker.player(spec))
+        try:
+            record = play_game(engine, players, (derive_seed(name, 0), derive_seed(name, 1)), control)
+        finally:
+            for player in players:
+                player.close()
+    status, text = _judge(record)
+    return status, text, bot_id
+
+
+def _judge(record: GameRecord) -> tuple[str, str]:
+    """(status, log) of a validation game."""
+    moves = len(record.moves)
+    if record.voided is not None:
+        return "error", f"the validation game could not be timed (the machine was too busy): {record.voided}"
+    if record.offender is not None:
+        stderr = record.stderr[record.offender].strip()
+        text = f"the bot forfeited its validation game against itself after {moves} moves ({record.termination.value})"
+        text += f": {record.detail}" + (f"\n\nits stderr:\n{stderr}" if stderr else "")
+        return "error", text
+    ended = "a draw" if record.winner is None else f"won by seat {record.winner}"
+    return "active", f"validated: a whole game against itself, {moves} moves, {ended}"
+
+
+def _finish(
+    sessions: sessionmaker[Session],
+    submission_id: int,
+    status: str,
+    text: str,
+    path: str | None = None,
+    bot_id: int | None = None,
+) -> Outcome:
+    """Store what became of a submission; put an active one on the ladder and retire its team's
+    versions beyond the season's ``keep``."""
+    with sessions.begin() as session:
+        submission = session.get_one(Submission, submission_id)
+        team = session.get_one(SeasonTeam, submission.team_id)
+        season = session.get_one(Season, team.season_id)
+        submission.status, submission.log, submission.path = status, log_tail(text), path
+        if status == "active" and bot_id is not None:
+            submission.bot_id = bot_id
+            number = count(session, Entry, Entry.tournament_id == season.tournament_id) + 1
+            entry = Entry(
+                tournament_id=season.tournament_id,
+                team=f"{team.name} v{submission.version}",
+                bot_id=bot_id,
+                number=number,
+            )
+            session.add(entry)
+            session.flush()
+            submission.entry_id = entry.id
+            on = session.scalars(
+                select(Submission)
+                .where(Submission.team_id == team.id, Submission.status == "active")
+                .order_by(Submission.version.desc())
+            ).all()
+            for old in on[season.keep :]:
+                old.status = "retired"
+        return Outcome(team.name, submission.version, submission.status, submission.log)
+
+
+def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tuple[SeasonTeam, Submission]]]:
+    """The ladder's ratings now: every finished game of the season rated in the order played
+    (retired versions' games count for their opponents), then only the active versions kept;
+    and the active versions by their entry's name (``TEAM vN``)."""
+    ladder = Ladder()
+    names = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == season.tournament_id)).all())
+    for name in names.values():
+        ladder.join(name)
+    finished = session.execute(
+        select(Game.seat0, Game.seat1, Game.winner)
+        .where(Game.tournament_id == season.tournament_id, Game.status == "finished", Game.offender.is_(None))
+        .order_by(Game.id)
+    )
+    for seat0, seat1, winner in finished:
+        ladder.record(names[seat0], names[seat1], winner)
+    on = {f"{team.name} v{submission.version}": (team, submission) for team, submission in active(session, season)}
+    for name in set(ladder.standings) - set(on):
+        ladder.leave(name)
+    return ladder, on
+
+
+def standings(sessions: sessionmaker[Session], season_name: str) -> list[Standing]:
+    """The active versions, best first (mu - 3 sigma)."""
+    with sessions.begin() as session:
+        season = get_season(session, season_name)
+        ladder, on = load_ladder(session, season)
+        return [
+            Standing(on[name][0].name, on[name][1].version, s.rating.mu, s.rating.sigma, s.games)
+            for name in ladder.order()
+            for s in (ladder.standings[name],)
+        ]
+
+
+def play_ladder(
+    sessions: sessionmaker[Session],
+    season_name: str,
+    runner: GameRunner,
+    games: int | None,
+    workers: int,
+    on_record: Callable[[GameRecord], None] = lambda record: None,
+) -> int:
+    """Play the ladder: ``workers`` games at a time, each pair chosen by information on the
+    ratings of all games stored so far (a version submitted meanwhile joins at the next batch),
+    until ``games`` games (``None``: for ever); the games played. ``SeasonError`` while fewer
+    than two versions are active."""
+    from arena import roster
+    from arena.tournament import play_and_store
+
+    played, pairing = 0, InformationPairing()
+    rng = _rng(season_name)
+    while games is None or played < games:
+        with sessions.begin() as session:
+            season = get_season(session, season_name)
+            ladder, on = load_ladder(session, season)
+            if len(on) < 2:
+                raise SeasonError(f"season {season_name!r} has {len(on)} active versions; the ladder needs two")
+            control = TimeDef.model_validate(season.time_control).control()
+            batch: list[tuple[str, str]] = []
+            taken: set[frozenset[str]] = set()
+            for _ in range(min(workers, len(on) * (len(on) - 1) // 2, (games or workers) - played)):
+                first, second = pairing.next(ladder, rng, taken)
+                taken.add(frozenset((first, second)))
+                batch.append((first, second))
+            jobs = []
+            number = count(session, Game, Game.tournament_id == season.tournament_id)
+            for first, second in batch:
+                entries = [on[name][1].entry_id for name in (first, second)]
+                bots = [session.get_one(Bot, on[name][1].bot_id) for name in (first, second)]
+                row = Game(
+                    tournament_id=season.tournament_id,
+                    stage=0,
+                    pool=0,
+                    round=number,
+                    number=number,
+                    seat0=entries[0],
+                    seat1=entries[1],
+                    seed=derive_seed(season_name, "ladder", number),
+                )
+                session.add(row)
+                session.flush()
+                number += 1
+                specs = (roster.spec(bots[0], first), roster.spec(bots[1], second))
+                jobs.append(GameJob(row.id, season.game, specs, row.seed, control))
+        unplayable: list[int] = []
+        for record in play_and_store(sessions, runner, jobs, control.max_replays, lambda *_: None, unplayable):
+            played += 1
+            on_record(record)
+    return played
+
+
+def _rng(seed: str) -> Any:
+    import random
+
+    return random.Random(derive_seed("ladder", seed, time.time_ns()))
+
+
+def freeze(sessions: sessionmaker[Session], season_name: str, top: int, games_per_pair: int = 2) -> str:
+    """The tournament file of the season's final: its ``top`` best active versions, each pinned
+    to its stored file, in one round robin; the season takes no more submissions."""
+    if top < 2:
+        raise SeasonError("--top: a final needs at least two teams")
+    best = standings(sessions, season_name)[:top]
+    if len(best) < 2:
+        raise SeasonError(f"season {season_name!r} has {len(best)} active versions; a final needs two")
+    with sessions.begin() as session:
+        season = get_season(session, season_name)
+        season.status = "frozen"
+        bots = {}
+        for standing in best:
+            submission = session.scalars(
+                select(Submission)
+                .join(SeasonTeam, SeasonTeam.id == Submission.team_id)
+                .where(
+                    SeasonTeam.season_id == season.id,
+                    SeasonTeam.name == standing.team,
+                    Submission.version == standing.version,
+                )
+            ).one()
+            key = "course" if submission.interface == "course2019" else "path"
+            bots[standing.team] = {key: submission.path}
+        document = {
+            "name": f"{season_name} final",
+            "game": season.game,
+            "time": season.time_control,
+            "bots": bots,
+            "stages": [{"name": "final", "games_per_pair": games_per_pair}],
+        }
+    header = (
+        f"# the final of season {season_name!r}: its best {len(best)} versions on the ladder when it was frozen\n"
+        + "".join(f"#   {s.label}: mu {s.mu:.2f}, sigma {s.sigma:.2f}, {s.games} games\n" for s in best)
+    )
+    return header + yaml.safe_dump(json.loads(json.dumps(document)), sort_keys=False, allow_unicode=True)

@@ -1,0 +1,121 @@
+"""Uploaded bot files, unpacked safely: a season's teams send a ``.py`` file or a ``.zip`` of a
+multi-file bot, and nothing in one may write outside its own folder or fill the disk.
+
+Refused, each with a message that says why: a file larger than ``MAX_UPLOAD``; a name that is not
+a plain ``name.py`` or ``name.zip``; a zip with more than ``MAX_FILES`` entries, an entry whose
+path is absolute, climbs out (``..``), holds a backslash or a control character, is a link or
+another special file, or two entries of one path; more than ``MAX_UNPACKED`` bytes unpacked in all,
+or an entry that unpacks to more than ``MAX_RATIO`` times its packed size (a zip bomb; the sizes
+are counted as the bytes come, not taken from the zip's own header); a zip without its entry
+point, ``bot.py`` at its top.
+"""
+
+from __future__ import annotations
+
+import re
+import stat
+import zipfile
+import zlib
+from io import BytesIO
+from pathlib import Path, PurePosixPath
+
+from arena.errors import ArenaError
+
+#: the largest upload, in bytes
+MAX_UPLOAD = 1024 * 1024
+#: a zip's most entries, bytes unpacked in all, and unpacked size over packed size of an entry
+MAX_FILES = 200
+MAX_UNPACKED = 16 * 1024 * 1024
+MAX_RATIO = 200
+#: the file a zipped bot is started from
+ENTRY = "bot.py"
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(py|zip)")
+_PART = re.compile(r"[A-Za-z0-9_.@+=-]{1,200}")
+_CHUNK = 64 * 1024
+
+
+class UploadError(ArenaError):
+    """An upload that is refused; the message says why."""
+
+
+def unpack(filename: str, data: bytes, folder: Path) -> Path:
+    """Write the upload ``filename`` with ``data`` into the new, empty ``folder``; the file a
+    bot is started from (the ``.py`` itself, or a zip's ``bot.py``)."""
+    if len(data) > MAX_UPLOAD:
+        raise UploadError(f"the file has {len(data)} bytes; an upload has at most {MAX_UPLOAD}")
+    if not _NAME.fullmatch(filename):
+        raise UploadError(
+            f"the file name {filename[:120]!r} will not do: a plain name ending in .py or .zip "
+            "(letters, digits, '_', '-' and '.')"
+        )
+    folder.mkdir(parents=True)
+    if filename.endswith(".py"):
+        target = folder / filename
+        target.write_bytes(data)
+        return target
+    _unzip(data, folder)
+    entry = folder / ENTRY
+    if not entry.is_file():
+        raise UploadError(f"the zip has no {ENTRY} at its top: the file the bot is started from")
+    return entry
+
+
+def _unzip(data: bytes, folder: Path) -> None:
+    try:
+        archive = zipfile.ZipFile(BytesIO(data))
+    except (zipfile.BadZipFile, ValueError) as error:
+        raise UploadError(f"the file is not a zip: {error}") from None
+    with archive:
+        entries = archive.infolist()
+        if len(entries) > MAX_FILES:
+            raise UploadError(f"the zip has {len(entries)} entries; at most {MAX_FILES}")
+        seen: set[PurePosixPath] = set()
+        total = 0
+        for info in entries:
+            path = _entry_path(info)
+            if path is None:
+                continue
+            if path in seen:
+                raise UploadError(f"the zip holds {str(path)!r} twice")
+            seen.add(path)
+            target = folder.joinpath(*path.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            total = _extract(archive, info, target, total)
+
+
+def _entry_path(info: zipfile.ZipInfo) -> PurePosixPath | None:
+    """The relative path an entry is written to (``None``: a folder); ``UploadError`` if unsafe."""
+    name = info.filename
+    kind = stat.S_IFMT(info.external_attr >> 16)  # 0: the zip says nothing (made elsewhere than Unix)
+    if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+        raise UploadError(f"the zip entry {name[:120]!r} is a link or a special file; only files and folders")
+    if "\\" in name or name.startswith("/") or re.match(r"[A-Za-z]:", name):
+        raise UploadError(f"the zip entry {name[:120]!r} has an absolute path or a backslash")
+    path = PurePosixPath(name)
+    if any(part in ("", ".", "..") or not _PART.fullmatch(part) for part in path.parts):
+        raise UploadError(
+            f"the zip entry {name[:120]!r} will not do: each part of a path is letters, digits and '_.@+=-', never '..'"
+        )
+    return None if info.is_dir() else path
+
+
+def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, total: int) -> int:
+    """Write one entry, counting the bytes as they come; the new total."""
+    limit = max(info.compress_size, 1) * MAX_RATIO
+    written = 0
+    try:
+        with archive.open(info) as source, target.open("xb") as out:
+            while chunk := source.read(_CHUNK):
+                written += len(chunk)
+                total += len(chunk)
+                if written > limit:
+                    raise UploadError(
+                        f"the zip entry {info.filename[:120]!r} unpacks to more than {MAX_RATIO} times its "
+                        "packed size (a zip bomb?)"
+                    )
+                if total > MAX_UNPACKED:
+                    raise UploadError(f"the zip unpacks to more than {MAX_UNPACKED} bytes")
+                out.write(chunk)
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, zlib.error) as error:
+        raise UploadError(f"the zip entry {info.filename[:120]!r} cannot be read: {error}") from None
+    return total

@@ -1,0 +1,208 @@
+"""Seasons (arena/seasons.py, arena/seasonplay.py, arena/uploads.py, arena/ladder.py): teams with
+hashed tokens submit bots; uploads are unpacked safely; each submission is validated by a game
+against itself in the sandbox; the ladder pairs by information and rates as games end; staff
+freeze it into a tournament file."""
+
+from __future__ import annotations
+
+import io
+import random
+import sqlite3
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from arena.config import GameDef, TimeDef, parse_config
+from arena.database import open_store
+from arena.ladder import InformationPairing, Ladder, RandomPairing, RoundRobinPairing, seats
+from arena.runner import LocalRunner
+from arena.seasonplay import create_season, freeze, play_ladder, standings, submit
+from arena.seasons import MAX_PER_HOUR, SeasonError, add_teams, hash_token
+from arena.uploads import MAX_RATIO, MAX_UPLOAD, UploadError, unpack
+from tests.fixtures.harnesskit import arena
+
+RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "randombot.py"
+CRASHING = b'GAMES = ["tictactoe"]\n\n\ndef move(state, clock):\n    raise ValueError("boom at move")\n'
+
+
+def zipped(*entries: tuple[str, bytes], mode: int | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries:
+            info = zipfile.ZipInfo(name)
+            if mode is not None:
+                info.external_attr = mode << 16
+            archive.writestr(info, data, zipfile.ZIP_DEFLATED)
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------- uploads
+
+
+def test_a_py_upload_is_written_as_it_is(tmp_path):
+    entry = unpack("mine.py", b"x = 1\n", tmp_path / "v1")
+    assert entry == tmp_path / "v1" / "mine.py" and entry.read_bytes() == b"x = 1\n"
+
+
+def test_a_zip_upload_is_unpacked_and_started_from_its_bot_py(tmp_path):
+    data = zipped(("bot.py", b"from helpers.tables import T\n"), ("helpers/tables.py", b"T = 1\n"))
+    entry = unpack("team.zip", data, tmp_path / "v1")
+    assert entry == tmp_path / "v1" / "bot.py"
+    assert (tmp_path / "v1" / "helpers" / "tables.py").read_bytes() == b"T = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("../evil.py", b"", "will not do"),
+        ("bot.exe", b"", "will not do"),
+        ("big.py", b"#" * (MAX_UPLOAD + 1), "at most"),
+        ("a.zip", b"not a zip at all", "not a zip"),
+        ("a.zip", zipped(("../../escape.py", b"x")), "never '..'"),
+        ("a.zip", zipped(("/etc/passwd", b"x")), "absolute path"),
+        ("a.zip", zipped(("bot.py", b"x"), ("dir\\bot.py", b"x")), "backslash"),
+        ("a.zip", zipped(("bot.py", b"x"), ("link", b"/etc/passwd"), mode=stat.S_IFLNK | 0o777), "link"),
+        ("a.zip", zipped(("helper.py", b"x")), "no bot.py"),
+        ("a.zip", zipped(("bot.py", b"\0" * (MAX_RATIO * 4096))), "zip bomb"),
+        ("a.zip", zipped(*[(f"f{i}.py", b"") for i in range(201)]), "entries"),
+    ],
+)
+def test_unsafe_uploads_are_refused_saying_why_and_write_nothing_outside(tmp_path, name, data, message):
+    with pytest.raises(UploadError, match=message):
+        unpack(name, data, tmp_path / "inside" / "v1")
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["inside"] if (tmp_path / "inside").exists() else [])
+    assert not (tmp_path / "escape.py").exists()
+
+
+def test_a_zip_that_lies_about_its_sizes_is_stopped_by_the_bytes_it_unpacks(tmp_path):
+    data = bytearray(zipped(("bot.py", b"\0" * (2 * 1024 * 1024))))
+    # shrink the declared size in the local header and the central directory: a reader that
+    # trusts them would write it all
+    for header, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        at = data.index(header) + offset
+        data[at : at + 4] = (10).to_bytes(4, "little")
+    with pytest.raises(UploadError):
+        unpack("a.zip", bytes(data), tmp_path / "v1")
+    assert not (tmp_path / "v1" / "bot.py").exists() or (tmp_path / "v1" / "bot.py").stat().st_size <= 2 * 1024 * 1024
+
+
+# ---------------------------------------------------------------- the ladder's pairing
+
+
+def test_information_pairing_plays_a_new_bot_at_once_and_balances_seats():
+    ladder = Ladder()
+    for name in ("a", "b", "c"):
+        ladder.join(name)
+    rng = random.Random(1)
+    for _ in range(30):  # the three settle a little
+        first, second = RandomPairing().next(ladder, rng)
+        ladder.record(first, second, 0 if first < second else 1)
+    ladder.join("new")
+    first, second = InformationPairing().next(ladder, rng)
+    assert "new" in (first, second)
+    ladder.standings["a"].games, ladder.standings["a"].first = 10, 8
+    ladder.standings["b"].games, ladder.standings["b"].first = 10, 2
+    assert seats(ladder, "a", "b") == ("b", "a")
+
+
+def test_information_pairing_skips_the_pairs_taken_and_round_robin_plays_every_pair_both_ways():
+    ladder = Ladder()
+    for name in ("a", "b", "c"):
+        ladder.join(name)
+    rng = random.Random(2)
+    taken: set[frozenset[str]] = set()
+    for _ in range(3):
+        pair = InformationPairing().next(ladder, rng, taken)
+        assert frozenset(pair) not in taken
+        taken.add(frozenset(pair))
+    robin = RoundRobinPairing()
+    assert sorted(robin.next(ladder, rng) for _ in range(6)) == sorted(
+        [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
+    )
+
+
+def test_the_ladder_orders_a_field_of_known_strengths_with_information_pairing():
+    from benchmarks.ladder import found, games_needed, simulated
+
+    truth, play = simulated(8)
+    needed = games_needed("information", truth, play, seed=3, limit=3000, stable=30)
+    assert needed is not None and needed < 3000
+    assert found(truth, truth)
+
+
+# ---------------------------------------------------------------- a season end to end
+
+
+@pytest.fixture
+def season(tmp_path):
+    sessions = open_store(f"sqlite:///{tmp_path / 's.sqlite3'}")
+    create_season(sessions, "spring", GameDef(name="tictactoe"), TimeDef(move=1.0), tmp_path / "files")
+    tokens = add_teams(sessions, "spring", ["red", "blue", "green"])
+    return sessions, tokens, tmp_path
+
+
+def test_tokens_are_stored_only_as_their_hash_and_a_wrong_one_is_refused(season):
+    sessions, tokens, tmp_path = season
+    with sqlite3.connect(tmp_path / "s.sqlite3") as connection:
+        stored = dict(connection.execute("SELECT name, token_hash FROM season_teams"))
+    assert stored == {team: hash_token(token) for team, token in tokens.items()}
+    assert not any(token in (tmp_path / "s.sqlite3").read_bytes().decode("latin-1") for token in tokens.values())
+    with pytest.raises(SeasonError, match="not a team's token"):
+        submit(sessions, "spring", "guess", "mine.py", RANDOM_BOT.read_bytes())
+    with pytest.raises(SeasonError, match="already"):
+        add_teams(sessions, "spring", ["red"])
+
+
+@pytest.mark.slow
+def test_submissions_are_validated_and_the_ladder_plays_and_freezes(season):
+    sessions, tokens, tmp_path = season
+    ok = submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes())
+    assert (ok.team, ok.version, ok.status) == ("red", 1, "active")
+    assert ok.log.startswith("validated: a whole game against itself")
+    bad = submit(sessions, "spring", tokens["blue"], "crash.py", CRASHING)
+    assert bad.status == "error" and "boom at move" in bad.log and "crash" in bad.log
+    rules = (RANDOM_BOT.parent / "rules.py").read_bytes()
+    assert submit(sessions, "spring", tokens["blue"], "rules.py", rules).status == "active"
+    refused = submit(sessions, "spring", tokens["green"], "../x.py", rules)
+    assert refused.status == "error" and refused.log.startswith("refused: ")
+    assert [s.team for s in standings(sessions, "spring")] == ["blue", "red"]  # equal; by name
+    played = play_ladder(sessions, "spring", LocalRunner(2), 6, 2)
+    assert played == 6
+    after = standings(sessions, "spring")
+    assert sum(s.games for s in after) == 12 and all(s.sigma < 25 / 3 for s in after)
+    text = freeze(sessions, "spring", top=2)
+    config = parse_config(text)
+    assert sorted(config.team_bots()) == ["blue", "red"]
+    assert str(tmp_path / "files") in text
+    with pytest.raises(SeasonError, match="frozen"):
+        submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes())
+
+
+def test_a_team_has_a_few_submissions_an_hour(season):
+    sessions, tokens, _ = season
+    clock = iter(range(1000, 100000, 10))
+    for _ in range(MAX_PER_HOUR):
+        assert submit(sessions, "spring", tokens["red"], "x.exe", b"", now=lambda: next(clock)).status == "error"
+    with pytest.raises(SeasonError, match="this hour"):
+        submit(sessions, "spring", tokens["red"], "x.exe", b"", now=lambda: next(clock))
+    later = submit(sessions, "spring", tokens["red"], "x.exe", b"", now=lambda: 10_000.0)
+    assert later.version == MAX_PER_HOUR + 1
+
+
+def test_the_season_commands(tmp_path):
+    db = f"sqlite:///{tmp_path / 's.sqlite3'}"
+    done = arena("season", "create", "fall", "--game", "tictactoe", "--time", "1", "--db", db, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    done = arena("season", "teams", "add", "fall", "one", "two", "--db", db, cwd=tmp_path)
+    tokens = dict(line.split("\t") for line in done.stdout.splitlines())
+    assert sorted(tokens) == ["one", "two"]
+    (tmp_path / "crash.py").write_bytes(CRASHING)
+    done = arena("season", "submit", "fall", "crash.py", "--token", tokens["one"], "--db", db, cwd=tmp_path)
+    assert done.returncode == 1 and "one v1: error" in done.stdout
+    mine = arena("season", "submissions", "fall", "--token", tokens["one"], "--db", db, cwd=tmp_path)
+    theirs = arena("season", "submissions", "fall", "--token", tokens["two"], "--db", db, cwd=tmp_path)
+    assert "boom at move" in mine.stdout and "boom" not in theirs.stdout
+    done = arena("season", "standings", "nope", "--db", db, cwd=tmp_path)
+    assert done.returncode == 2 and "no season 'nope'; the seasons are: fall" in done.stderr
