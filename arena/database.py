@@ -192,7 +192,8 @@ def open_store(url: str = DEFAULT_URL, read_only: bool = False, create: bool = T
     try:
         migrate(engine)
     except (OperationalError, DatabaseError) as error:
-        raise StoreError(f"cannot use the database {url}: {error.orig}") from None
+        said = " ".join(str(error.orig).split())  # a server's message spans lines
+        raise StoreError(f"cannot use the database {parsed.render_as_string(hide_password=True)}: {said}") from None
     return sessionmaker(engine, expire_on_commit=False)
 
 
