@@ -36,9 +36,15 @@ def _voids_and_waits(connection: Connection) -> None:
     GameVoid.__table__.create(connection)  # type: ignore[attr-defined]
 
 
+def _nodes(connection: Connection) -> None:
+    for column in ("node VARCHAR(200)", "cpu VARCHAR(200)", "clock VARCHAR(10)", "time_scale FLOAT"):
+        connection.exec_driver_sql(f"ALTER TABLE games ADD COLUMN {column}")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
+    (3, "the machine each game was played on, its clock and its time scale", _nodes),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

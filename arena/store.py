@@ -180,6 +180,12 @@ class Game(OfTournament, Base):
     started_at: Mapped[float | None] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float)
     replays: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: the machine it was played on (host name, CPU model), its clock (``wall``, ``cpu``) and
+    #: the factor its time limits were scaled by for that machine's speed
+    node: Mapped[str | None] = mapped_column(CleanString(200))
+    cpu: Mapped[str | None] = mapped_column(CleanString(200))
+    clock: Mapped[str | None] = mapped_column(CleanString(10))
+    time_scale: Mapped[float | None] = mapped_column(Float)
 
     @property
     def points(self) -> tuple[float, float] | None:
@@ -276,6 +282,10 @@ def save_record(session: Session, record: GameRecord) -> bool:
             "plies": len(moves),
             "started_at": record.started_at,
             "finished_at": record.finished_at,
+            "node": record.node,
+            "cpu": record.cpu,
+            "clock": record.clock,
+            "time_scale": record.time_scale,
         },
     )
     return True
