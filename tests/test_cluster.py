@@ -7,6 +7,7 @@ bots' code by hash, says clearly what it cannot do, and records where each game 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import time
@@ -17,10 +18,11 @@ import pytest
 from arena.botspec import BotSpec
 from arena.cluster import ClusterError
 from arena.job import GameJob
+from arena.node import this_node
 from arena.runner import RunnerError
 from arena.timing import TimeControl
 from tests.fixtures.daskcluster import LocalCluster
-from tests.fixtures.harnesskit import TournamentFolder, stop
+from tests.fixtures.harnesskit import TournamentFolder, arena, stop
 from tests.fixtures.pgserver import free_port
 
 pytestmark = pytest.mark.slow
@@ -79,7 +81,17 @@ def test_the_cluster_plays_the_games_this_machine_plays(tmp_path, cluster, local
     assert folder.games() == local_games
     assert len(local_games) == GAMES and {g[5] for g in local_games} == {"finished"}
     (node,) = nodes(folder)
-    assert node[0] and node[1] and node[2:] == ("wall", 1.0)
+    assert node == (this_node().host, this_node().cpu, "wall", 1.0)
+    report = arena("report", "on-a-cluster", "--db", folder.url, "--out", "report", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report" / "index.html").read_text()
+    machines = page[page.index('id="nodes"') :].split("</table>")[0]
+    row = re.search(
+        r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>wall</td><td class=\"num\">×1</td>"
+        r"<td class=\"num\">(\d+)</td>",
+        machines,
+    )
+    assert row is not None and row.groups() == (this_node().host, this_node().cpu, str(GAMES))
 
 
 def test_a_worker_killed_mid_run_loses_no_game_and_doubles_none(tmp_path, cluster, local_games):
@@ -142,3 +154,13 @@ def test_an_unreachable_scheduler_is_a_clear_error_and_stores_nothing(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("error: cluster address: String should match pattern")
     assert not folder.database.exists() or folder.games() == []
+
+
+def test_a_node_scales_time_limits_by_its_speed_and_records_it(cluster):
+    from arena.dask_runner import DaskRunner
+
+    bot = BotSpec(name="random", kind="python", target="bots.randombot")
+    with DaskRunner(cluster.address, scale_time=True) as runner:
+        (record,) = runner.run([job(1, bot)])
+    assert record.termination.value == "normal"
+    assert 0.01 < record.time_scale < 100 and record.time_scale != 1.0
