@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from distributed import WorkerPlugin
 
+from arena import scratch
 from arena.botkinds import Code, package_files
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
@@ -106,8 +107,13 @@ def unpack(packed: Bundle, folder: Path) -> Path:
     the path of its root there."""
     target = folder / packed.digest
     if not target.exists():
+        folder.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix="staging-", dir=folder))
         with tarfile.open(fileobj=io.BytesIO(packed.data), mode="r:gz") as tar:
+            for member in tar.getmembers():  # regular files below the folder, nothing else
+                name = Path(member.name)
+                if not member.isfile() or name.is_absolute() or ".." in name.parts:
+                    raise NodeError(f"the code pack {packed.digest} holds {member.name!r}, which is not a plain file")
             tar.extractall(staging, filter="data")
         try:
             staging.rename(target)
@@ -161,7 +167,7 @@ class ArenaPlugin(WorkerPlugin):
                 "Dask worker %s has %d threads: it plays one game at a time", worker.address, worker.state.nthreads
             )
         self.address = worker.address
-        self._folder = Path(tempfile.mkdtemp(prefix="arena-bundles-"))
+        self._folder = scratch.make("bundles")  # and those of a worker killed before are removed
         game_worker = GameWorker()
         game_worker.__enter__()
         if self.scale_time:

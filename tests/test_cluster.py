@@ -164,3 +164,20 @@ def test_a_node_scales_time_limits_by_its_speed_and_records_it(cluster):
         (record,) = runner.run([job(1, bot)])
     assert record.termination.value == "normal"
     assert 0.01 < record.time_scale < 100 and record.time_scale != 1.0
+
+
+def test_a_bots_code_travels_by_its_hash_and_unpacks_the_same(tmp_path):
+    from arena.botkinds import Code, package_files
+    from arena.cluster import bundle, unpack
+
+    package = tmp_path / "planner" / "team7"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "bot.py").write_text("def move(state, clock):\n    return state.legal_moves()[0]\n")
+    (package / "sub" / "table.txt").write_text("42\n")
+    packed = bundle(str(package))
+    root = unpack(packed, tmp_path / "node")
+    assert root == tmp_path / "node" / packed.digest / "team7"
+    assert Code(root, package_files(root)).digest() == packed.digest == Code(package, package_files(package)).digest()
+    assert (root / "sub" / "table.txt").read_text() == "42\n"
+    assert unpack(packed, tmp_path / "node") == root  # once: the folder is named by the hash
