@@ -8,6 +8,7 @@ its binaries these tests skip, saying why (under CI they fail).
 
 from __future__ import annotations
 
+import dataclasses
 import filecmp
 import re
 from pathlib import Path
@@ -127,3 +128,43 @@ def test_two_runs_of_one_tournament_on_one_server_are_kept_apart(postgres):
             pass
     with run_lock(url, "league"):  # let go at the end of the run
         pass
+
+
+def test_a_database_of_the_schema_before_machines_is_brought_up_to_date(store_url):
+    from sqlalchemy import create_engine, inspect, text
+
+    from arena.database import SCHEMA_VERSION
+
+    synthesize(store_url, teams=4, game="tictactoe", stages=[{"name": "league"}], name="old")
+    engine = create_engine(store_url)
+    with engine.begin() as connection:  # as arena before it recorded machines left it
+        for column in ("node", "cpu", "clock", "time_scale"):
+            connection.execute(text(f"ALTER TABLE games DROP COLUMN {column}"))
+        connection.execute(text("UPDATE schema_version SET version = 2"))
+    engine.dispose()
+    sessions = open_store(store_url)
+    with sessions.begin() as session:
+        columns = {c["name"] for c in inspect(session.connection()).get_columns("games")}
+        version = session.scalar(text("SELECT version FROM schema_version"))
+        finished = session.scalar(select(func.count()).select_from(Game).where(Game.status == "finished"))
+    assert {"node", "cpu", "clock", "time_scale"} <= columns
+    assert (version, finished) == (SCHEMA_VERSION, 12)
+
+
+def test_deleting_a_tournament_removes_exactly_its_rows(store_url):
+    from arena.store import delete_tournament, tournament_contents
+
+    synthesize(store_url, teams=4, game="tictactoe", stages=[{"name": "league"}], name="gone")
+    synthesize(store_url, teams=4, game="tictactoe", stages=[{"name": "league"}], name="kept")
+    sessions = open_store(store_url)
+    with sessions.begin() as session:
+        kept_id = session.scalar(select(Tournament.id).where(Tournament.name == "kept"))
+        before = tournament_contents(session, kept_id)
+        removed = delete_tournament(session, "gone")
+    with sessions.begin() as session:
+        after = tournament_contents(session, kept_id)
+        names = list(session.scalars(select(Tournament.name)))
+    assert removed is not None and removed.games == 12 and removed.moves > 0
+    assert names == ["kept"]
+    # the four bot versions it shared with the deleted one are its own now; the rest is as it was
+    assert before.bots == 0 and after == dataclasses.replace(before, bots=4)
