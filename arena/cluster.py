@@ -18,6 +18,7 @@ it says so, naming itself and the bot.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 import logging
@@ -46,6 +47,10 @@ log = logging.getLogger(__name__)
 
 #: the worker plugin's name: one arena plugin a Dask worker (registering again replaces it)
 PLUGIN_NAME = "arena"
+#: held while a plugin opens, plays with or closes its GameWorker: one at a time in a process,
+#: even while a plugin registered again replaces one whose game is not over (a GameWorker
+#: takes every child of its process that it did not start for a stray, to be ended)
+NODE_LOCK = threading.Lock()
 
 
 class ClusterError(ArenaError):
@@ -148,7 +153,6 @@ class ArenaPlugin(WorkerPlugin):
         self.scale_time = scale_time
         self.address = ""
         self._worker: Any = None
-        self._lock = threading.Lock()
         self._folder: Path | None = None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -157,26 +161,35 @@ class ArenaPlugin(WorkerPlugin):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["scale_time"])  # type: ignore[misc]
 
-    def setup(self, worker: Worker) -> None:
-        """Open the node's ``GameWorker`` (and measure the node's speed if time is scaled)."""
+    async def setup(self, worker: Worker) -> None:
+        """Open the node's ``GameWorker`` (and measure the node's speed if time is scaled), in
+        a thread: the Dask worker's event loop goes on answering meanwhile."""
+        if worker.state.nthreads > 1:
+            log.warning(
+                "Dask worker %s has %d threads; it plays one game at a time", worker.address, worker.state.nthreads
+            )
+        self.address = worker.address
+        await asyncio.to_thread(self._open)
+
+    async def teardown(self, worker: Worker) -> None:
+        """End the node's bots and remove its folders, once the game it plays (if any) is over
+        (in a thread, as ``setup``: a plugin registered again waits for it)."""
+        await asyncio.to_thread(self._close)
+
+    def _open(self) -> None:
         from arena.node import speed
         from arena.worker import GameWorker
 
-        if worker.state.nthreads > 1:
-            log.warning(
-                "Dask worker %s has %d threads: it plays one game at a time", worker.address, worker.state.nthreads
-            )
-        self.address = worker.address
-        self._folder = scratch.make("bundles")  # and those of a worker killed before are removed
-        game_worker = GameWorker()
-        game_worker.__enter__()
-        if self.scale_time:
-            game_worker.time_scale = round(1.0 / speed(), 3)
-        self._worker = game_worker
+        with NODE_LOCK:
+            self._folder = scratch.make("bundles")  # and those of a worker killed before are removed
+            game_worker = GameWorker()
+            game_worker.__enter__()
+            if self.scale_time:
+                game_worker.time_scale = round(1.0 / speed(), 3)
+            self._worker = game_worker
 
-    def teardown(self, worker: Worker) -> None:
-        """End the node's bots and remove its folders."""
-        with self._lock:
+    def _close(self) -> None:
+        with NODE_LOCK:
             if self._worker is not None:
                 self._worker.close()
                 self._worker = None
@@ -186,7 +199,7 @@ class ArenaPlugin(WorkerPlugin):
 
     def play(self, job: GameJob, code: dict[str, Bundle]) -> GameRecord:
         """Play ``job`` here, its bots' code taken from ``code`` (by hash)."""
-        with self._lock:  # one game at a time: a GameWorker owns the process's children
+        with NODE_LOCK:  # one game at a time: a GameWorker owns the process's children
             if self._worker is None or self._folder is None:
                 raise NodeError(f"the arena plugin of Dask worker {self.address} is closed")
             bots = (self._local(job.bots[0], code), self._local(job.bots[1], code))
