@@ -249,6 +249,29 @@ class RatingDef(Strict):
     draw_probability: float = Field(0.10, ge=0, lt=1)
 
 
+class ClusterDef(Strict):
+    """Where games are played when one machine is not enough (docs/cluster.md): the Dask
+    scheduler's address, whether each node scales time limits by its speed, and TLS files."""
+
+    address: str = Field(pattern=r"^(tcp|tls)://[^\s/]+$", max_length=300)
+    scale_time: bool = False
+    tls_ca_file: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _address_shorthand(cls, value: Any) -> Any:
+        return {"address": value} if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _tls_whole(self) -> ClusterDef:
+        given = [f is not None for f in (self.tls_ca_file, self.tls_cert, self.tls_key)]
+        if any(given) and not all(given):
+            raise ValueError("give tls_ca_file, tls_cert and tls_key together, or none of them")
+        return self
+
+
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,99}$")
 
 
@@ -262,6 +285,8 @@ class TournamentDef(Strict):
     time: TimeDef = TimeDef()
     limits: LimitsDef = LimitsDef()
     workers: int | None = Field(None, ge=1, le=256)
+    #: where its games are played (not part of what the tournament is: it may resume elsewhere)
+    cluster: ClusterDef | None = None
     rating: RatingDef = RatingDef()
     bots: dict[str, BotDef] = Field(default_factory=dict)
     teams: dict[str, str | BotDef] | None = None
@@ -341,7 +366,8 @@ class TournamentDef(Strict):
 
     def canonical(self) -> str:
         """The config as canonical JSON: equal for files that mean the same tournament."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        meaning = self.model_dump(mode="json", exclude={"cluster"})
+        return json.dumps(meaning, sort_keys=True, separators=(",", ":"))
 
     def digest(self) -> str:
         """A hash of the tournament's meaning (its settings after validation), to tell whether a

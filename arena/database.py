@@ -37,6 +37,11 @@ def _voids_and_waits(connection: Connection) -> None:
     GameVoid.__table__.create(connection)  # type: ignore[attr-defined]
 
 
+def _nodes(connection: Connection) -> None:
+    for column in ("node VARCHAR(200)", "cpu VARCHAR(200)", "clock VARCHAR(10)", "time_scale FLOAT"):
+        connection.exec_driver_sql(f"ALTER TABLE games ADD COLUMN {column}")
+
+
 def _paces(connection: Connection) -> None:
     Pace.__table__.create(connection)  # type: ignore[attr-defined]
 
@@ -49,8 +54,9 @@ def _seasons(connection: Connection) -> None:
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
-    (3, "bots' measured paces, per machine", _paces),
-    (4, "seasons: their teams and submissions", _seasons),
+    (3, "the machine each game was played on, its clock and its time scale", _nodes),
+    (4, "bots' measured paces, per machine", _paces),
+    (5, "seasons: their teams and submissions", _seasons),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -204,7 +210,8 @@ def open_store(url: str = DEFAULT_URL, read_only: bool = False, create: bool = T
     try:
         migrate(engine)
     except (OperationalError, DatabaseError) as error:
-        raise StoreError(f"cannot use the database {url}: {error.orig}") from None
+        said = " ".join(str(error.orig).split())  # a server's message spans lines
+        raise StoreError(f"cannot use the database {parsed.render_as_string(hide_password=True)}: {said}") from None
     return sessionmaker(engine, expire_on_commit=False)
 
 

@@ -26,7 +26,6 @@ import hashlib
 import json
 import logging
 import platform
-import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cache, partial
@@ -39,6 +38,7 @@ from arena import protocol
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
 from arena.games import get_game_from_spec
+from arena.node import this_node
 from arena.records import BotFault, Overloaded
 from arena.store import Pace
 from arena.timing import Limit, TimeControl
@@ -62,16 +62,8 @@ log = logging.getLogger(__name__)
 @cache
 def machine() -> str:
     """This machine as paces are stored for it: its name, CPU model and Python."""
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    model = " ".join(line.partition(":")[2].split())
-                    break
-    except OSError:
-        pass
-    return f"{socket.gethostname()} | {model} | Python {platform.python_version()}"
+    node = this_node()
+    return f"{node.host} | {node.cpu} | Python {platform.python_version()}"
 
 
 @dataclass(frozen=True)

@@ -71,3 +71,10 @@ class GameRecord:
     started_at: float = 0.0
     finished_at: float = 0.0
     voided: str | None = None
+    #: where and how it was played: the machine's host name and CPU model (arena/node.py), the
+    #: clock its bots were timed by (``wall`` or ``cpu``), and the factor its time limits were
+    #: scaled by for that machine's speed (1.0: as the tournament says)
+    node: str | None = None
+    cpu: str | None = None
+    clock: str | None = None
+    time_scale: float = 1.0

@@ -46,6 +46,7 @@ from arena.figures import (
 )
 from arena.games import Game, State, get_game_from_spec
 from arena.lookup import find_tournament, pool_name
+from arena.nodestats import node_lines
 from arena.replay import replay_record, result_sentence, seat_names
 from arena.results import Results, describe_status, final_los, load_moves, load_results, params_text
 from arena.tables import GameSummary
@@ -223,6 +224,7 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
     with sessions.begin() as session:
         found = load_results(session, find_tournament(session, name))
         moves = load_moves(session, found.tournament)
+        nodes = node_lines(session, found.tournament.id)
     folder = Path(folder)
     for sub in ("games", "teams", "assets"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
@@ -262,6 +264,7 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
         los_teams=los_teams,
         los_matrix=los_matrix,
         los_total=los_total,
+        nodes=nodes,
     )
     page("crosstable.html", "crosstable.html", order=[line.team for line in found.leaderboard])
     page("games.html", "games.html")

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Float,
     ForeignKey,
     Index,
@@ -76,6 +77,11 @@ class Base(DeclarativeBase):
     pass
 
 
+#: a 63-bit number (a game's seed): SQLite's INTEGER holds it already (so its schema stays as it
+#: was), PostgreSQL's needs BIGINT
+Int64 = Integer().with_variant(BigInteger(), "postgresql")
+
+
 class Bot(Base):
     """A bot version: a registered or declared bot, with the hash of its code."""
 
@@ -111,7 +117,7 @@ class Tournament(Base):
     config_text: Mapped[str] = mapped_column(CleanText)
     config_hash: Mapped[str] = mapped_column(CleanString(64))
     config: Mapped[dict[str, Any]] = mapped_column(CleanJSON)
-    seed: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Int64)
     status: Mapped[str] = mapped_column(CleanString(20), default="pending")
     stages: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
@@ -160,7 +166,7 @@ class Game(OfTournament, Base):
     number: Mapped[int] = mapped_column(Integer)
     seat0: Mapped[int] = mapped_column(ForeignKey("entries.id"))
     seat1: Mapped[int] = mapped_column(ForeignKey("entries.id"))
-    seed: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Int64)
     status: Mapped[str] = mapped_column(CleanString(20), default="pending")
     winner: Mapped[int | None] = mapped_column(Integer)
     points0: Mapped[float | None] = mapped_column(Float)
@@ -174,6 +180,12 @@ class Game(OfTournament, Base):
     started_at: Mapped[float | None] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float)
     replays: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: the machine it was played on (host name, CPU model), its clock (``wall``, ``cpu``) and
+    #: the factor its time limits were scaled by for that machine's speed
+    node: Mapped[str | None] = mapped_column(CleanString(200))
+    cpu: Mapped[str | None] = mapped_column(CleanString(200))
+    clock: Mapped[str | None] = mapped_column(CleanString(10))
+    time_scale: Mapped[float | None] = mapped_column(Float)
 
     @property
     def points(self) -> tuple[float, float] | None:
@@ -286,6 +298,10 @@ def save_record(session: Session, record: GameRecord) -> bool:
             "plies": len(moves),
             "started_at": record.started_at,
             "finished_at": record.finished_at,
+            "node": record.node,
+            "cpu": record.cpu,
+            "clock": record.clock,
+            "time_scale": record.time_scale,
         },
     )
     return True
@@ -328,7 +344,9 @@ def forget_unfinished_moves(session: Session, tournament_id: int) -> int:
 
 def integrity_problems(session: Session) -> list[str]:
     """What is inconsistent in the database (empty when all is well)."""
-    problems = [row[0] for row in session.execute(text("PRAGMA integrity_check")) if row[0] != "ok"]
+    problems = []
+    if session.get_bind().dialect.name == "sqlite":  # a server checks its own pages
+        problems = [row[0] for row in session.execute(text("PRAGMA integrity_check")) if row[0] != "ok"]
     orphan = session.execute(
         text("SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.status != 'finished'")
     ).scalar_one()

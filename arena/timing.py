@@ -11,6 +11,7 @@ many times its limit is ``Overloaded``: nobody's fault, the game is played again
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
@@ -61,6 +62,16 @@ class TimeControl:
     def seat(self, clock: ClockKind | None = None) -> SeatClock:
         """A fresh clock for one seat of one game (``clock``: another kind for this seat)."""
         return SeatClock(self, clock or self.clock)
+
+    def scaled(self, factor: float) -> TimeControl:
+        """This time control with every allowance (per move, bank, increment) ``factor`` times
+        as long: a node half as fast as the reference gets ``factor`` 2.0."""
+        return dataclasses.replace(
+            self,
+            move=None if self.move is None else self.move * factor,
+            bank=None if self.bank is None else self.bank * factor,
+            increment=self.increment * factor,
+        )
 
     def describe(self) -> str:
         """The time control in a few words: ``0.1 s a move (cpu)``, ``bank 10 s + 0.1 s``."""

@@ -81,6 +81,10 @@ def run_lock(url: str, name: str) -> Iterator[str]:
     from sqlalchemy.engine import make_url
 
     parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        with _server_lock(url, name):
+            yield ""
+        return
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         yield ""
         return
@@ -100,6 +104,35 @@ def run_lock(url: str, name: str) -> Iterator[str]:
         except OSError:
             pass
         os.close(fd)
+
+
+@contextmanager
+def _server_lock(url: str, name: str) -> Iterator[None]:
+    """PostgreSQL's advisory lock of the tournament ``name``, held by a connection of its own
+    for as long as the run: the server lets it go when that connection ends, killed included."""
+    from sqlalchemy import create_engine, func
+    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.pool import NullPool
+
+    key = derive_seed("run", name)
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        connection = engine.connect()
+    except SQLAlchemyError:  # the store says why when it opens the database
+        engine.dispose()
+        yield
+        return
+    try:
+        if not connection.execute(select(func.pg_try_advisory_lock(key))).scalar_one():
+            raise TournamentError(
+                f"tournament {name!r} is already running (another process holds its lock on the database "
+                "server); wait for it to finish or stop it first"
+            )
+        connection.commit()
+        yield
+    finally:
+        connection.close()
+        engine.dispose()
 
 
 def _take_lock(path: Path, name: str) -> tuple[int, str]:

@@ -28,6 +28,7 @@ from arena.games import Game, get_game_from_spec
 from arena.job import GameJob, derive_seed
 from arena.launcher import MAX_LAUNCHERS, Launcher, LaunchError
 from arena.match import play_game
+from arena.node import this_node
 from arena.process import BotProcess, bot_environment
 from arena.records import GameRecord, Termination
 
@@ -62,6 +63,9 @@ class GameWorker:
         self._affinity: set[int] | None = None
         self._scratch: Path | None = None
         self.open = False
+        #: the factor time limits are scaled by on this machine (a cluster's node sets it from
+        #: its speed, arena/node.py); 1.0: as the tournament says
+        self.time_scale = 1.0
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -148,10 +152,11 @@ class GameWorker:
         self._require_open()
         players = (self.player(job.bots[0]), self.player(job.bots[1]))
         game: Game | None = None
+        clock = job.clock if self.time_scale == 1.0 else job.clock.scaled(self.time_scale)
         try:
             game = get_game_from_spec(job.game)
             seeds = (derive_seed(job.seed, 0), derive_seed(job.seed, 1))
-            record = play_game(game, players, seeds, job.clock, job.game_id)
+            record = play_game(game, players, seeds, clock, job.game_id)
             if record.offender is not None and record.termination.is_forfeit:
                 players[record.offender].faulted = True  # e.g. an illegal move: restart it anyway
         except Exception as error:
@@ -173,6 +178,8 @@ class GameWorker:
                     self.release(player, game, job.clock.startup)
             self.reap_strays()
             self.warm.police()
+        node = this_node()
+        record.node, record.cpu, record.clock, record.time_scale = node.host, node.cpu, clock.clock, self.time_scale
         return record
 
     def start_bot(self, spec: BotSpec, game: Game | None, warm_up: bool = True) -> BotProcess:

@@ -134,3 +134,28 @@ def pytest_sessionfinish(session, exitstatus):
         print("\nthe tests left behind what a run must not:\n  " + "\n  ".join(left), file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- PostgreSQL
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server of the test process's own (tests/fixtures/pgserver.py), stopped at
+    the end; skips (fails under CI) without the server's binaries."""
+    from tests.fixtures.pgserver import PostgresServer, require_server
+
+    server = PostgresServer(require_server())
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path):
+    """The URL of an empty database: an SQLite file, then a fresh database of ``postgres``."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'arena.db'}"
+    return request.getfixturevalue("postgres").new_database()

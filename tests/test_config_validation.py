@@ -325,3 +325,26 @@ def test_the_unknown_bot_error_lists_the_registered_bots(cli, tmp_path):
     (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nteams:\n  a: ghost\n  b: firstie\n")
     result = cli("run", str(tmp_path / "t.yaml"))
     assert str(result.exception).endswith("known bots: firstie (see 'arena bots', 'arena register')")
+
+
+def test_a_cluster_is_an_address_or_its_settings_and_not_part_of_the_tournament():
+    plain = parse_config("name: t\ngame: tictactoe\n" + TWO_BOTS, "t.yaml")
+    short = parse_config("name: t\ngame: tictactoe\ncluster: tcp://10.0.0.1:8786\n" + TWO_BOTS, "t.yaml")
+    full = parse_config(
+        "name: t\ngame: tictactoe\ncluster: {address: tls://head:8786, scale_time: true, tls_ca_file: ca.pem, "
+        "tls_cert: c.pem, tls_key: c.key}\n" + TWO_BOTS,
+        "t.yaml",
+    )
+    assert short.cluster is not None and (short.cluster.address, short.cluster.scale_time) == (
+        "tcp://10.0.0.1:8786",
+        False,
+    )
+    assert full.cluster is not None and (full.cluster.address, full.cluster.tls_key) == ("tls://head:8786", "c.key")
+    assert plain.digest() == short.digest() == full.digest()  # a run may resume elsewhere
+
+
+def test_a_cluster_with_a_bad_address_or_half_its_tls_files_is_refused():
+    said = problems("name: t\ngame: tictactoe\ncluster: http://head:8786\n" + TWO_BOTS)
+    assert said[0].startswith("  cluster.address: String should match pattern")
+    said = problems("name: t\ngame: tictactoe\ncluster: {address: tls://head:8786, tls_cert: c.pem}\n" + TWO_BOTS)
+    assert said == ["  cluster: give tls_ca_file, tls_cert and tls_key together, or none of them"]

@@ -19,6 +19,8 @@ PROCESS_LAYER = [
     "arena.reaper",
     "arena.procfs",
     "arena.runner",
+    "arena.cluster",
+    "arena.dask_runner",
     "arena.sandbox",
     "arena.cgroups",
     "arena.host",
@@ -43,6 +45,7 @@ def imported_by(module: str) -> set[str]:
         "arena.formatstandings",
         "arena.listings",
         "arena.replay",
+        "arena.nodestats",
     ],
 )
 def test_the_read_side_does_not_import_the_process_layer(module):

@@ -240,13 +240,15 @@ def test_a_match_on_the_cpu_clock_gives_its_bots_their_pace(tmp_path):
 
 
 def test_a_database_of_the_schema_before_paces_gets_their_table(tmp_path):
-    from arena.database import SCHEMA_VERSION
+    from arena.database import MIGRATIONS, SCHEMA_VERSION
 
     url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
     open_store(url)
+    before = next(number for number, what, _ in MIGRATIONS if "paces" in what) - 1
     with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
-        connection.execute("DROP TABLE paces")
-        connection.execute("UPDATE schema_version SET version = 2")
+        for table in ("paces", "submissions", "season_teams", "seasons"):  # the tables of the later schemas
+            connection.execute(f"DROP TABLE {table}")
+        connection.execute("UPDATE schema_version SET version = ?", (before,))
     sessions = open_store(url)
     with_paces({1: UCT}, {1: "h"}, get_game("uttt").spec(), CPU, sessions, lambda *_: 0.001)
     with sqlite3.connect(tmp_path / "old.sqlite3") as connection:

@@ -173,3 +173,26 @@ def test_an_idle_bot_spinning_between_its_games_is_stopped_while_others_play(poo
     assert not running(pool.pids(spinner.name)[0])
     third = pool.play(job(spinner, FIRST, game_id=3))
     assert (third.termination, third.offender, third.moves) == (Termination.RESOURCE_LIMIT, 0, [])
+
+
+# ---------------------------------------------------------------- a node's time scale
+
+
+def test_a_scaled_time_control_scales_every_allowance_and_nothing_else():
+    control = TimeControl(move=0.5, bank=10.0, increment=0.1, clock="cpu", grace=0.05, startup=8.0)
+    assert control.scaled(2.0) == TimeControl(move=1.0, bank=20.0, increment=0.2, clock="cpu", grace=0.05, startup=8.0)
+    assert TimeControl(move=None, bank=None).scaled(3.0) == TimeControl(move=None, bank=None)
+
+
+def test_a_worker_with_a_time_scale_gives_its_bots_that_much_more_time():
+    # 50 ms a move against a 10 ms limit: a timeout as the tournament says; within it on a node
+    # whose time is scaled by 30 (a node thirty times slower than the reference)
+    from arena.worker import GameWorker
+
+    slow = python_bot("slow_seeded_random")
+    with GameWorker(fork=False) as worker:
+        plain = worker.play(job(slow, slow, move=0.01, grace=0.0))
+        worker.time_scale = 30.0
+        scaled = worker.play(job(slow, slow, move=0.01, grace=0.0))
+    assert (plain.termination, plain.offender, plain.time_scale) == (Termination.TIMEOUT, 0, 1.0)
+    assert (scaled.termination, scaled.time_scale) == (Termination.NORMAL, 30.0), scaled.detail

@@ -6,6 +6,7 @@ import logging
 import shlex
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from rich.progress import Progress as Bar
     from rich.progress import TaskID
 
+    from arena.config import ClusterDef
+    from arena.dask_runner import DaskRunner
     from arena.tournament import Progress
 
 app = typer.Typer()
@@ -47,6 +50,26 @@ def run(
         bool,
         typer.Option("--restart", help="Delete the stored tournament of this name first, then run it from scratch."),
     ] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARENA_CLUSTER",
+            help="Play the games on the Dask cluster whose scheduler is here (tcp://HOST:8786, tls://HOST:8786; "
+            "default: the file's cluster:, else this machine). See docs/cluster.md.",
+        ),
+    ] = None,
+    scale_time: Annotated[
+        bool | None,
+        typer.Option(
+            "--scale-time/--no-scale-time",
+            help="On a cluster, scale time limits by each node's measured speed (default: the file's).",
+        ),
+    ] = None,
+    tls_ca_file: Annotated[
+        str | None, typer.Option(help="TLS: the certificate authority's file (with --cluster).")
+    ] = None,
+    tls_cert: Annotated[str | None, typer.Option(help="TLS: this client's certificate (with --cluster).")] = None,
+    tls_key: Annotated[str | None, typer.Option(help="TLS: this client's private key (with --cluster).")] = None,
 ) -> None:
     """Run the tournament in FILE, or resume it if it exists already. Every bot is checked
     first; every problem found is listed, and nothing is stored or played."""
@@ -68,6 +91,7 @@ def run(
         except ValidationError as error:
             raise ConfigError(f"--name {name!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     base = file.resolve().parent
+    where = cluster_def(config.cluster, cluster, scale_time, (tls_ca_file, tls_cert, tls_key))
     starting = Once(warn_if_root)
     if check:
         found = check_tournament(config, base, lambda: sessions(db, read_only=True), starting)
@@ -77,7 +101,7 @@ def run(
         out().print(f"ok: {found.bots} bots of {found.teams} teams checked", markup=False, highlight=False)
         return
     log = logging.getLogger("arena")
-    with run_lock(db, config.name) as stale:
+    with run_lock(db, config.name) as stale, ExitStack() as closing:
         # a database not made yet is not made for a tournament that cannot start
         existing = sessions(db, create=False)
         if not restart:  # refused at once if it cannot be resumed, before its bots are checked
@@ -86,6 +110,8 @@ def run(
         _warn(found.warnings)
         if found.problems:
             raise found.error(str(file))
+        # the cluster is reached before anything is stored: a run that cannot play stores nothing
+        remote = None if where is None else closing.enter_context(cluster_runner(where))
         store, removed = sessions(db), None
         if restart:
             with store.begin() as session:
@@ -101,7 +127,8 @@ def run(
         starting()
         path = log_file(db, config.name)
         handler = setup_logging(path)
-        paced = tournament_run.pace(lambda count: _measuring(count, quiet, log))
+        # paces are measured on this machine: a cluster's nodes are others (docs/cluster.md)
+        paced = tournament_run.pace(lambda count: _measuring(count, quiet, log)) if remote is None else None
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
         if removed is not None:
             log.info("the stored tournament of this name was deleted first: %s", removed.describe())
@@ -111,21 +138,25 @@ def run(
             if not quiet:
                 err().print(f"note: {note}", markup=False, highlight=False)
         progress = Progress(expected_games(config))
-        runner = LocalRunner(tournament_run.workers, pin=pin)
+        runner: LocalRunner | DaskRunner
+        if remote is None:
+            runner = LocalRunner(tournament_run.workers, pin=pin)
+            placing, playing = f"CPUs: {runner.pinning}", f"{tournament_run.workers} workers"
+        else:
+            runner = remote
+            placing = playing = runner.describe()
         isolation, control = _isolation(), config.time.control().describe()
         if config.time.clock == "cpu" and config.time.pace:
-            control += f"; {paced.describe()}"
-        log.info("time: %s; CPUs: %s; bots: %s", control, runner.pinning, isolation)
+            control += f"; {paced.describe() if paced else 'no paces on a cluster'}"
+        log.info("time: %s; %s; bots: %s", control, placing, isolation)
         if not quiet:
             out().print(
                 f"{'Resuming' if resumed else 'Running'} [bold]{escape(config.name)}[/]: {config.game.name}, "
-                f"{len(config.team_bots())} teams, {progress.total} games, {tournament_run.workers} workers "
+                f"{len(config.team_bots())} teams, {progress.total} games, {escape(playing)} "
                 f"(log: {escape(str(path))})",
                 highlight=False,
             )
-            out().print(
-                f"  time: {control}; CPUs: {runner.pinning}\n  bots: {isolation}", highlight=False, markup=False
-            )
+            out().print(f"  time: {control}; {placing}\n  bots: {isolation}", highlight=False, markup=False)
         start = time.monotonic()
         try:
             with ProgressDisplay(quiet) as update:
@@ -155,6 +186,55 @@ def run(
             )
             for reason in final.void_reasons[:5]:
                 out().print(f"  replayed: {reason}", highlight=False, markup=False)
+
+
+def cluster_def(
+    configured: ClusterDef | None, address: str | None, scale_time: bool | None, tls: tuple[str | None, ...]
+) -> ClusterDef | None:
+    """Where the games are played: the file's ``cluster:`` with what the command line says
+    instead (``None``: on this machine); ``ConfigError`` if it does not make sense."""
+    from pydantic import ValidationError
+
+    from arena.config import ClusterDef
+    from arena.errors import ConfigError
+
+    given = {key: value for key, value in zip(("tls_ca_file", "tls_cert", "tls_key"), tls) if value is not None}
+    if address is None and configured is None:
+        if given or scale_time:
+            raise ConfigError("--scale-time and the --tls options are for a cluster: give --cluster ADDRESS too")
+        return None
+    settings = configured.model_dump() if configured is not None else {}
+    if address:
+        settings["address"] = address
+    if scale_time is not None:
+        settings["scale_time"] = scale_time
+    settings.update(given)
+    try:
+        return ClusterDef.model_validate(settings)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(map(str, problem["loc"])) or "cluster"
+        raise ConfigError(
+            f"cluster {where}: {problem['msg'].removeprefix('Value error, ')} (e.g. --cluster tcp://HOST:8786)"
+        ) from None
+
+
+def cluster_runner(where: ClusterDef) -> DaskRunner:
+    """The runner of the cluster ``where`` (it connects when entered); ``ConfigError`` if Dask
+    is not installed."""
+    from arena.errors import ConfigError
+
+    try:
+        from arena.cluster import TlsFiles
+        from arena.dask_runner import DaskRunner
+    except ImportError as error:
+        raise ConfigError(
+            f"a cluster needs Dask's distributed package ({error}): pip install 'arena[cluster]'"
+        ) from None
+    tls = None
+    if where.tls_ca_file and where.tls_cert and where.tls_key:
+        tls = TlsFiles(where.tls_ca_file, where.tls_cert, where.tls_key)
+    return DaskRunner(where.address, tls, where.scale_time)
 
 
 class Once:

@@ -1,0 +1,183 @@
+"""Tournaments on a Dask cluster (issue 16), against a real one: a scheduler and two workers,
+each a process of its own (tests/fixtures/daskcluster.py). The cluster plays the same games as
+this machine's workers, loses a worker or its parent without losing or doubling a game, ships
+bots' code by hash, says clearly what it cannot do, and records where each game was played.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import time
+from contextlib import closing
+
+import pytest
+
+from arena.botspec import BotSpec
+from arena.cluster import ClusterError
+from arena.job import GameJob
+from arena.node import this_node
+from arena.runner import RunnerError
+from arena.timing import TimeControl
+from tests.fixtures.daskcluster import LocalCluster
+from tests.fixtures.harnesskit import TournamentFolder, arena, stop
+from tests.fixtures.pgserver import free_port
+
+pytestmark = pytest.mark.slow
+
+#: iteration-budgeted and seeded bots only (a file of the tournament's folder among them, whose
+#: code travels to the nodes): the same games whichever machine plays them
+TOURNAMENT = """\
+name: on-a-cluster
+game: tictactoe
+seed: 16
+time: {move: 5.0}
+bots:
+  uct: {module: bots.uct, params: {iterations: 40}}
+  seeded: {module: slow_seeded_random}
+  random: {module: bots.randombot}
+teams: {A: uct, B: seeded, C: random, D: seeded}
+stages: [{name: league, games_per_pair: 3}]
+"""
+GAMES = 18
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(workers=2) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def local_games(tmp_path_factory):
+    """The tournament's games as this machine's own workers play them."""
+    folder = TournamentFolder(tmp_path_factory.mktemp("local"), TOURNAMENT, ("slow_seeded_random",))
+    result = folder.run("--workers", "2")
+    assert result.returncode == 0, result.stderr
+    return folder.games()
+
+
+def nodes(folder: TournamentFolder) -> list[tuple]:
+    """Where the games were played: each (node, CPU model, clock, time scale) once."""
+    with closing(sqlite3.connect(folder.database)) as connection:
+        where = connection.execute("SELECT DISTINCT node, cpu, clock, time_scale FROM games").fetchall()
+    return where
+
+
+def moves_stored_once(folder: TournamentFolder) -> bool:
+    """Whether every finished game has exactly its plies' moves (none lost, none twice)."""
+    with closing(sqlite3.connect(folder.database)) as connection:
+        return connection.execute(
+            "SELECT count(*) FROM games g WHERE g.plies != (SELECT count(*) FROM moves m WHERE m.game_id = g.id)"
+        ).fetchone() == (0,)
+
+
+def test_the_cluster_plays_the_games_this_machine_plays(tmp_path, cluster, local_games):
+    folder = TournamentFolder(tmp_path, TOURNAMENT, ("slow_seeded_random",))
+    result = folder.run("--cluster", cluster.address)
+    assert result.returncode == 0, result.stderr + cluster.log()
+    assert folder.games() == local_games
+    assert len(local_games) == GAMES and {g[5] for g in local_games} == {"finished"}
+    (node,) = nodes(folder)
+    assert node == (this_node().host, this_node().cpu, "wall", 1.0)
+    report = arena("report", "on-a-cluster", "--db", folder.url, "--out", "report", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report" / "index.html").read_text()
+    machines = page[page.index('id="nodes"') :].split("</table>")[0]
+    row = re.search(
+        r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>wall</td><td class=\"num\">×1</td>"
+        r"<td class=\"num\">(\d+)</td>",
+        machines,
+    )
+    assert row is not None and row.groups() == (this_node().host, this_node().cpu, str(GAMES))
+
+
+def test_a_worker_killed_mid_run_loses_no_game_and_doubles_none(tmp_path, cluster, local_games):
+    folder = TournamentFolder(tmp_path, TOURNAMENT, ("slow_seeded_random",))
+    run = folder.start("--cluster", cluster.address)
+    try:
+        folder.wait_for_games(run, 3)
+        victim = sorted(cluster.worker_pids().values())[0]
+        os.kill(victim, signal.SIGKILL)
+        _out, err = run.communicate(timeout=240)
+    finally:
+        stop(run)
+    assert run.returncode == 0, err + cluster.log()
+    assert folder.games() == local_games
+    assert moves_stored_once(folder)
+    cluster.wait_for_workers(2)  # its nanny started it again
+
+
+def test_a_run_whose_parent_was_killed_resumes_to_the_same_games(tmp_path, cluster, local_games):
+    folder = TournamentFolder(tmp_path, TOURNAMENT, ("slow_seeded_random",))
+    run = folder.start("--cluster", cluster.address)
+    try:
+        folder.wait_for_games(run, 3)
+    finally:
+        stop(run, signal.SIGKILL)
+    done = [g for g in folder.games() if g[5] == "finished"]
+    assert 3 <= len(done) < GAMES
+    again = folder.run("--cluster", cluster.address)
+    assert again.returncode == 0, again.stderr + cluster.log()
+    assert folder.games() == local_games
+    assert moves_stored_once(folder)
+
+
+def job(game_id: int, spec: BotSpec) -> GameJob:
+    other = BotSpec(name="random", kind="python", target="bots.randombot")
+    return GameJob(game_id, {"name": "tictactoe", "params": {}}, (spec, other), game_id, TimeControl(move=5.0))
+
+
+def test_a_node_without_a_bots_interpreter_says_so(cluster):
+    from arena.dask_runner import DaskRunner
+
+    missing = BotSpec(name="old", kind="python", target="bots.randombot", python="/opt/no-such/python2.7")
+    with DaskRunner(cluster.address) as runner, pytest.raises(RunnerError) as caught:
+        list(runner.run([job(1, missing)]))
+    said = str(caught.value)
+    assert "cannot run bot 'old': it has no interpreter '/opt/no-such/python2.7'" in said
+    assert said.startswith("node ") and "(Dask worker tcp://127.0.0.1:" in said
+
+
+def test_an_unreachable_scheduler_is_a_clear_error_and_stores_nothing(tmp_path):
+    from arena.dask_runner import DaskRunner
+
+    address = f"tcp://127.0.0.1:{free_port()}"
+    started = time.monotonic()
+    with pytest.raises(ClusterError, match=rf"cannot reach the Dask scheduler at {address} within 2 s"):
+        DaskRunner(address, timeout=2).open()
+    assert time.monotonic() - started < 60
+    folder = TournamentFolder(tmp_path, TOURNAMENT, ("slow_seeded_random",))
+    result = folder.run("--cluster", "udp://somewhere")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: cluster address: String should match pattern")
+    assert not folder.database.exists() or folder.games() == []
+
+
+def test_a_node_scales_time_limits_by_its_speed_and_records_it(cluster):
+    from arena.dask_runner import DaskRunner
+
+    bot = BotSpec(name="random", kind="python", target="bots.randombot")
+    with DaskRunner(cluster.address, scale_time=True) as runner:
+        (record,) = runner.run([job(1, bot)])
+    assert record.termination.value == "normal"
+    assert 0.01 < record.time_scale < 100 and record.time_scale != 1.0
+
+
+def test_a_bots_code_travels_by_its_hash_and_unpacks_the_same(tmp_path):
+    from arena.botkinds import Code, package_files
+    from arena.cluster import bundle, unpack
+
+    package = tmp_path / "planner" / "team7"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "bot.py").write_text("def move(state, clock):\n    return state.legal_moves()[0]\n")
+    (package / "sub" / "table.txt").write_text("42\n")
+    packed = bundle(str(package))
+    root = unpack(packed, tmp_path / "node")
+    assert root == tmp_path / "node" / packed.digest / "team7"
+    assert Code(root, package_files(root)).digest() == packed.digest == Code(package, package_files(package)).digest()
+    assert (root / "sub" / "table.txt").read_text() == "42\n"
+    assert unpack(packed, tmp_path / "node") == root  # once: the folder is named by the hash
