@@ -89,6 +89,7 @@ SENT = {
     "game_over": protocol.game_over([], None, "normal"),
     "describe": protocol.DESCRIBE,
     "check": protocol.check({"name": "uttt", "params": {}}, {"iteration": 100}),
+    "pace": protocol.pace({"name": "uttt", "params": {}}, 0.1, 8, 4),
     "quit": protocol.QUIT,
 }
 
@@ -112,7 +113,7 @@ def test_the_doc_writes_harness_messages_as_the_harness_encodes_them():
 
 def test_the_doc_shows_every_reply_and_each_is_accepted():
     replies = [json.loads(line) for line in doc_lines("<")]
-    assert {m["type"] for m in replies} == {"ready", "move", "description", "checked", "error"}
+    assert {m["type"] for m in replies} == {"ready", "move", "description", "checked", "pace", "error"}
     for line, message in zip(doc_lines("<"), replies):
         expected = message["type"] if message["type"] != "error" else "move"
         assert protocol.parse_reply(line.encode(), expected)["type"] == message["type"]
