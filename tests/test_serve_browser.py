@@ -12,10 +12,14 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from arena.config import BotDef
 from arena.database import open_store
 from arena.lookup import find_tournament
 from arena.results import load_results
+from arena.roster import bot_row
+from arena.store import Game, Move
 from arena.web.server import build
 from tests.fixtures.harnesskit import BOTS, finished_games, start_arena, stop
 from tests.fixtures.servekit import serving
@@ -97,3 +101,113 @@ def test_the_overview_follows_a_tournament_run_in_another_process_without_a_relo
     finally:
         if run.poll() is None:
             stop(run)
+
+
+# ---------------------------------------------------------------- playing a bot
+
+
+@pytest.fixture
+def play_server(tmp_path):
+    """A server people may play at, with the bot ``first`` registered (it plays the first legal
+    move): its address and the database's URL."""
+    url = f"sqlite:///{tmp_path / 'play.db'}"
+    with open_store(url).begin() as session:
+        bot_row(session, "first", BotDef.of("python", str(BOTS / "first_legal.py"), {}), tmp_path, registered=True)
+    with serving(build(url, play=True)) as base:
+        yield base, url
+
+
+def start_game(tab, base: str, game: str, seat: str = "x") -> None:
+    tab.goto(f"{base}/play")
+    tab.select_option("#game", game)
+    tab.select_option("#bot", "first")
+    tab.check(f"input[name=seat][value={seat}]")
+    tab.fill("#move-time", "2")
+    tab.click("#start")
+    tab.wait_for_selector("#board[data-waiting=yes]", timeout=WAIT)
+
+
+def click(tab, move: str) -> None:
+    """Click the cell of ``move`` (it must be marked legal), then wait for the bot's reply."""
+    plies = int(tab.get_attribute("#board", "data-plies"))
+    tab.click(f'#board rect.cell.legal[data-move="{move}"]')
+    tab.wait_for_function(
+        "(plies) => { const b = document.querySelector('#board'); return Number(b.dataset.plies) > plies && "
+        "(b.dataset.waiting === 'yes' || !document.querySelector('#over').hidden); }",
+        arg=plies,
+        timeout=WAIT,
+    )
+
+
+def legal_shown(tab) -> list[str]:
+    return tab.eval_on_selector_all("#board rect.cell.legal", "cells => cells.map(c => c.dataset.move)")
+
+
+def stored(url: str) -> list[tuple[Game, list[str]]]:
+    with open_store(url, read_only=True)() as session:
+        games = list(session.scalars(select(Game).order_by(Game.id)))
+        return [
+            (g, list(session.scalars(select(Move.move).where(Move.game_id == g.id).order_by(Move.ply)))) for g in games
+        ]
+
+
+def test_a_person_plays_a_whole_tictactoe_game_with_clicks_and_undo(page, play_server):
+    base, url = play_server
+    start_game(page, base, "tictactoe")
+    assert legal_shown(page) == [str(i) for i in range(9)]
+    click(page, "4")  # the bot answers 0, its first legal cell
+    assert legal_shown(page) == ["1", "2", "3", "5", "6", "7", "8"]
+    page.click("#undo")
+    page.wait_for_function("() => document.querySelector('#board').dataset.plies === '0'", timeout=WAIT)
+    assert page.inner_text("#notice") == "took back your 4 and the opponent's 0"
+    click(page, "4")
+    click(page, "2")  # the bot takes 1
+    click(page, "6")  # x wins on the diagonal 2-4-6
+    page.wait_for_selector("#over:not([hidden])", timeout=WAIT)
+    assert "you (x) wins" in page.inner_text("#status")
+    [(game, moves)] = stored(url)
+    assert (game.status, game.winner, game.termination) == ("finished", 0, "normal")
+    assert moves == ["4", "0", "2", "1", "6"]
+    page.click("#stored")  # the stored game's page replays it
+    page.wait_for_selector("#verified", timeout=WAIT)
+    assert page.errors == []
+
+
+def test_a_person_plays_uttt_moves_with_clicks_then_resigns(page, play_server):
+    base, url = play_server
+    start_game(page, base, "uttt", seat="o")  # the bot opens with 0 0
+    assert page.eval_on_selector_all("#moves .mv", "m => m.map(e => e.textContent)") == ["0 0"]
+    assert legal_shown(page) == [f"0 {c}" for c in range(1, 9)]  # sent to small board 0
+    click(page, "0 4")  # the bot must answer in small board 4: 4 0
+    click(page, "0 8")  # the bot: 8 0
+    click(page, "0 1")
+    page.click("#resign")
+    page.wait_for_selector("#over:not([hidden])", timeout=WAIT)
+    [(game, moves)] = stored(url)
+    assert (game.status, game.winner, game.termination, game.offender) == ("finished", 0, "resignation", 1)
+    assert moves == ["0 0", "0 4", "4 0", "0 8", "8 0", "0 1", "1 0"]
+    assert page.errors == []
+
+
+def test_othello_offers_the_pass_when_a_person_has_no_placement(page, play_server):
+    base, url = play_server
+    start_game(page, base, "othello")
+    for move in ("d3", "f5", "d1", "b2"):  # found by search: black then has no placement
+        assert page.is_hidden("#pass")
+        click(page, move)
+    assert legal_shown(page) == []
+    assert page.is_visible("#pass")
+    assert "you pass" in page.inner_text("#status")
+    plies = int(page.get_attribute("#board", "data-plies"))
+    page.click("#pass")
+    page.wait_for_function(
+        "(plies) => Number(document.querySelector('#board').dataset.plies) >= plies + 2", arg=plies, timeout=WAIT
+    )
+    shown = page.eval_on_selector_all("#moves .mv", "m => m.map(e => e.textContent)")
+    assert shown[plies] == "pass"
+    page.click("#resign")
+    page.wait_for_selector("#over:not([hidden])", timeout=WAIT)
+    [(game, moves)] = stored(url)
+    assert moves[: plies + 1] == [*shown[:plies], "pass"]
+    assert game.termination == "resignation"
+    assert page.errors == []

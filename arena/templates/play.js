@@ -17,7 +17,7 @@
     var keep = function () {
       var first = null;
       Array.prototype.forEach.call(bots.options, function (option) {
-        option.hidden = option.disabled = option.dataset.game !== chooser.value;
+        option.hidden = option.disabled = option.dataset.games.split(" ").indexOf(chooser.value) < 0;
         if (!option.disabled && first === null) { first = option; }
       });
       if (bots.selectedOptions[0] && bots.selectedOptions[0].disabled && first) { first.selected = true; }

@@ -150,6 +150,7 @@ class BrowserGame(Watcher):
             self.state = state
             self.moves.append((move.seat, move.move, move.wall_ms))
             self.waiting = False
+            self.notices.notices.clear()  # they answered the request this move ends
         self._changed()
         return True
 

@@ -32,7 +32,7 @@ def build(url: str, host: str = "127.0.0.1", play: bool = True, token: str | Non
     async def leave_games() -> None:
         await asyncio.to_thread(tables.close)
 
-    return create_app(site, settings, extra=play_routes(site, tables), on_shutdown=leave_games)
+    return create_app(site, settings, extra=play_routes(site, settings, tables), on_shutdown=leave_games)
 
 
 def live_reader(url: str):  # type: ignore[no-untyped-def]
@@ -49,11 +49,14 @@ def _no_play(site: Site):  # type: ignore[no-untyped-def]
     return refuse
 
 
-def play_routes(site: Site, tables: Tables) -> list[BaseRoute]:
+def play_routes(site: Site, settings: Settings, tables: Tables) -> list[BaseRoute]:
     """Choosing a game and a bot, the game's page, its news and the person's actions."""
 
     def choose(request: Request) -> HTMLResponse:
-        bots = {game: tables.bots(game) for game in PLAYABLE}
+        bots: dict[str, list[str]] = {}  # each bot once, with the games it plays
+        for game in PLAYABLE:
+            for bot in tables.bots(game):
+                bots.setdefault(bot, []).append(game)
         return HTMLResponse(
             site.render("play_choose.html", play=True, games=PLAYABLE, bots=bots, max_move_time=MAX_MOVE_TIME)
         )
@@ -89,8 +92,10 @@ def play_routes(site: Site, tables: Tables) -> list[BaseRoute]:
             after = int(request.query_params.get("after", "-1"))
         except ValueError:
             return json_error(400, "after: a version number")
-        if after == table.version:
-            await asyncio.to_thread(table.wait, after, LONG_POLL)
+        waited = 0.0
+        while after == table.version and waited < LONG_POLL and not settings.stopping.is_set():
+            await asyncio.to_thread(table.wait, after, 0.5)
+            waited += 0.5
         return JSONResponse(table.snapshot(), headers={"cache-control": "no-store"})
 
     async def act(request: Request) -> Response:
