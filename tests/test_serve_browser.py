@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from arena.config import BotDef
 from arena.database import open_store
+from arena.live import read_live
 from arena.lookup import find_tournament
 from arena.results import load_results
 from arena.roster import bot_row
@@ -43,14 +44,14 @@ stages:
 """
 
 
-def tournament_id(database: Path, patience: float = 60.0) -> int:
+def tournament_id(database: Path, name: str = "live", patience: float = 60.0) -> int:
     """The id of the tournament ``arena run`` is storing in ``database``, once it is there."""
     deadline = time.monotonic() + patience
     while time.monotonic() < deadline:
         if database.exists():
             try:
                 with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)) as connection:
-                    row = connection.execute("SELECT id FROM tournaments WHERE name = 'live'").fetchone()
+                    row = connection.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone()
                     games = connection.execute("SELECT count(*) FROM games").fetchone()[0]
                 if row is not None and games:
                     return row[0]
@@ -211,3 +212,54 @@ def test_othello_offers_the_pass_when_a_person_has_no_placement(page, play_serve
     assert moves[: plies + 1] == [*shown[:plies], "pass"]
     assert game.termination == "resignation"
     assert page.errors == []
+
+
+# ---------------------------------------------------------------- a game in progress
+
+UTTT = """\
+name: slowgame
+game: uttt
+seed: 5
+time: {move: 2.0}
+workers: 1
+bots:
+  one: {path: slow_first_legal.py}
+  two: {path: slow_first_legal.py}
+stages:
+  - {games_per_pair: 1}
+"""
+
+
+def test_a_game_page_shows_the_moves_of_a_game_in_progress_as_they_are_played(page, tmp_path):
+    shutil.copy(BOTS / "slow_first_legal.py", tmp_path)
+    (tmp_path / "slow.yaml").write_text(UTTT)
+    database = tmp_path / "slow.db"
+    url = f"sqlite:///{database}"
+    live = tmp_path / "slow.db.live"
+    run = start_arena("run", "slow.yaml", "--db", url, "-q", cwd=tmp_path)
+    try:
+        tid = tournament_id(database, name="slowgame")
+        deadline = time.monotonic() + 60
+        while len(read_live(live, 1) or []) < 2:  # the game is under way
+            assert time.monotonic() < deadline, "no live moves"
+            time.sleep(0.1)
+        with serving(build(url, play=False)) as base:
+            page.goto(f"{base}/t/{tid}/games/1.html")
+            page.evaluate("window.notReloaded = true")
+            shown = page.eval_on_selector_all("#moves li", "items => items.length")
+            page.wait_for_function(
+                "(shown) => document.querySelectorAll('#moves li').length > shown", arg=shown, timeout=WAIT
+            )
+            assert run.wait(timeout=180) == 0
+            page.wait_for_function("() => document.querySelector('#result').textContent.includes('wins')", timeout=WAIT)
+            with open_store(url, read_only=True)() as session:
+                moves = list(session.scalars(select(Move.move).where(Move.game_id == 1).order_by(Move.ply)))
+            texts = page.eval_on_selector_all("#moves li .mv", "items => items.map(i => i.textContent)")
+            assert texts == moves
+            assert page.get_attribute("#board svg", "data-ply") == str(len(moves))  # it followed to the end
+            assert page.evaluate("window.notReloaded") is True
+            assert page.errors == []
+        assert not live.exists()  # the run removed its live files
+    finally:
+        if run.poll() is None:
+            stop(run)

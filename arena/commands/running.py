@@ -54,6 +54,7 @@ def run(
 
     from arena.config import load_config
     from arena.errors import ConfigError
+    from arena.live import live_folder
     from arena.preflight import check_tournament
     from arena.runner import LocalRunner
     from arena.stages import expected_games
@@ -110,7 +111,7 @@ def run(
             if not quiet:
                 err().print(f"note: {note}", markup=False, highlight=False)
         progress = Progress(expected_games(config))
-        runner = LocalRunner(tournament_run.workers, pin=pin)
+        runner = LocalRunner(tournament_run.workers, pin=pin, live=live_folder(db))
         isolation, control = _isolation(), config.time.control().describe()
         log.info("time: %s; CPUs: %s; bots: %s", control, runner.pinning, isolation)
         if not quiet:

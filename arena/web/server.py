@@ -4,7 +4,9 @@ pages, and the routes of playing a bot in the browser."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.requests import Request
@@ -12,9 +14,10 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Route
 
 from arena.database import open_store
+from arena.live import live_folder, read_live
 from arena.web.app import Guard, Settings, create_app, error_page, json_error
 from arena.web.playing import MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
-from arena.web.site import Site
+from arena.web.site import LiveMoves, Site
 
 #: the longest a page's request for news of its game waits (seconds)
 LONG_POLL = 20.0
@@ -35,12 +38,15 @@ def build(url: str, host: str = "127.0.0.1", play: bool = True, token: str | Non
     return create_app(site, settings, extra=play_routes(site, settings, tables), on_shutdown=leave_games)
 
 
-def live_reader(url: str):  # type: ignore[no-untyped-def]
-    """What reads the moves of games in progress for ``url`` (none yet: see ``arena.live``)."""
-    return None
+def live_reader(url: str) -> LiveMoves | None:
+    """What reads the moves of games in progress at ``url`` from the run's live files, if any."""
+    folder = live_folder(url)
+    if folder is None:
+        return None
+    return functools.partial(read_live, folder)
 
 
-def _no_play(site: Site):  # type: ignore[no-untyped-def]
+def _no_play(site: Site) -> Callable[[Request], Response]:
     def refuse(request: Request) -> Response:
         return error_page(
             site, 403, "this server is read-only: playing a bot is off ('arena serve --play' turns it on)"
