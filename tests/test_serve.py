@@ -6,14 +6,19 @@ refused, and the command line says where it serves."""
 from __future__ import annotations
 
 import re
+import signal
+import socket
 import sqlite3
+import time
 from contextlib import closing
 from pathlib import Path
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
 from arena.web.server import build
+from tests.fixtures.harnesskit import arena, start_arena, stop
 
 LOCAL = "http://127.0.0.1"
 HOSTILE = "<script>alert(1)</script>"
@@ -62,6 +67,8 @@ def test_every_page_of_a_tournament_is_served(league_url):
         ("/assets/..%2F..%2Fpyproject.toml", 404),
         ("/nowhere", 404),
         ("/play/no-such-game", 404),
+        ("/t/99/events", 404),
+        ("/t/1/games/99999/events", 404),
     ],
 )
 def test_a_bad_request_gets_a_short_page_without_a_traceback(league_url, path, status):
@@ -163,3 +170,58 @@ def test_the_choice_lists_the_builtin_bots_of_each_game(league_url):
     games = dict(re.findall(r'<option value="(bots\.[a-z]+)" data-games="([a-z ]*)"', page))
     assert games["bots.randombot"].split() == ["tictactoe", "uttt", "othello", "xtreme"]
     assert "uttt" in games["bots.uct"].split()
+
+
+# ---------------------------------------------------------------- the command
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def answer(address: str, patience: float = 60.0) -> httpx.Response:
+    """``address`` fetched once the server answers."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return httpx.get(address, timeout=10)
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, "arena serve did not answer"
+            time.sleep(0.2)
+
+
+def test_arena_serve_says_where_it_serves_and_stops_on_ctrl_c(league_url, tmp_path):
+    port = free_port()
+    server = start_arena("serve", "--db", league_url, "--port", str(port), "--no-play", cwd=tmp_path)
+    try:
+        page = answer(f"http://127.0.0.1:{port}/t/1/index.html")
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            stop(server)
+    assert page.status_code == 200 and "<h1>league</h1>" in page.text
+    assert f"http://127.0.0.1:{port}/ (read-only); Ctrl-C stops" in out
+    assert server.returncode == 130 and "Traceback" not in err  # as every command stopped by Ctrl-C
+
+
+def test_arena_serve_on_another_address_makes_a_token_and_needs_it(league_url, tmp_path):
+    port = free_port()
+    server = start_arena("serve", "--db", league_url, "--host", "0.0.0.0", "--port", str(port), cwd=tmp_path)
+    try:
+        refused = answer(f"http://127.0.0.1:{port}/")
+        server.send_signal(signal.SIGINT)
+        out, _ = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            stop(server)
+    token = re.search(r"\?token=([A-Za-z0-9_-]+) \(read-only\)", out)[1]
+    assert refused.status_code == 401 and len(token) >= 20
+
+
+def test_a_short_token_is_refused(league_url, tmp_path):
+    done = arena("serve", "--db", league_url, "--token", "short", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--token: use at least 12 characters" in done.stderr
