@@ -25,17 +25,22 @@ from arena.records import MoveRecord
 MAX_BYTES = 1 << 20
 
 
-def live_folder(url: str) -> Path | None:
-    """Where the live files of the games stored at ``url`` go: beside an SQLite file; ``None``
-    for any other database (there is no folder the server is sure to share)."""
+def sqlite_file(url: str) -> Path | None:
+    """The SQLite file of database ``url``, or ``None`` (another database, or one in memory)."""
     try:
         parsed = make_url(url)
     except ArgumentError:
         return None
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return None
-    database = Path(parsed.database).resolve()
-    return database.with_name(database.name + ".live")
+    return Path(parsed.database).resolve()
+
+
+def live_folder(url: str) -> Path | None:
+    """Where the live files of the games stored at ``url`` go: beside an SQLite file; ``None``
+    for any other database (there is no folder the server is sure to share)."""
+    database = sqlite_file(url)
+    return None if database is None else database.with_name(database.name + ".live")
 
 
 def live_file(folder: Path, game_id: int) -> Path:

@@ -17,6 +17,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from arena.errors import ArenaError
 from arena.web.server import build
 from tests.fixtures.harnesskit import arena, start_arena, stop
 
@@ -156,6 +157,12 @@ def test_a_read_only_server_refuses_play_and_never_writes(league_url):
     assert (choose.status_code, start.status_code) == (403, 403)
     assert "read-only" in start.text and 'href="/play"' not in home.text
     assert path.read_bytes() == before
+
+
+def test_a_read_only_server_of_a_database_not_made_yet_says_so(tmp_path):
+    with pytest.raises(ArenaError, match=r"no database at .*none\.db yet"):
+        build(f"sqlite:///{tmp_path / 'none.db'}", play=False)
+    assert not (tmp_path / "none.db").exists()
 
 
 def test_a_form_from_another_site_is_refused(league_url):

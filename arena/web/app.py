@@ -16,6 +16,7 @@ import json
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -32,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.errors import ArenaError
 from arena.pages import SERVED_ASSETS, TEMPLATES
+from arena.store import StoreError
 from arena.text import clean
 from arena.web.site import NotFound, Site
 
@@ -249,16 +251,17 @@ def create_app(
             return error_page(site, error.status_code, str(error.detail))
         if isinstance(error, NotFound):
             return error_page(site, 404, str(error))
-        if isinstance(error, ArenaError):
-            return error_page(site, 400, str(error))
-        if isinstance(error, SQLAlchemyError):
+        if isinstance(error, StoreError | SQLAlchemyError):
             log.error("the database failed on %s: %s", request.url.path, error)
             return error_page(site, 503, "the database could not be read just now; try again")
+        if isinstance(error, ArenaError):
+            return error_page(site, 400, str(error))
         log.exception("%s failed", request.url.path)
         return error_page(site, 500, "something went wrong on the server; its log says what")
 
     handlers: Any = {HTTPException: failed, Exception: failed, ArenaError: failed}
 
+    @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         settings.stopping.set()
@@ -268,15 +271,9 @@ def create_app(
     app = Starlette(
         routes=[*tournament_routes(site, settings), *(extra or [])],
         exception_handlers=handlers,
-        lifespan=_lifespan(lifespan),
+        lifespan=lifespan,
     )
     return Guard(app, site, settings)
-
-
-def _lifespan(make: Callable[[Starlette], AsyncIterator[None]]) -> Any:
-    from contextlib import asynccontextmanager
-
-    return asynccontextmanager(make)
 
 
 def json_error(status: int, message: str) -> JSONResponse:

@@ -14,7 +14,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Route
 
 from arena.database import open_store
-from arena.live import live_folder, read_live
+from arena.errors import ArenaError
+from arena.live import live_folder, read_live, sqlite_file
 from arena.web.app import Guard, Settings, create_app, error_page, json_error
 from arena.web.playing import MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
 from arena.web.site import LiveMoves, Site
@@ -24,7 +25,14 @@ LONG_POLL = 20.0
 
 
 def build(url: str, host: str = "127.0.0.1", play: bool = True, token: str | None = None) -> Guard:
-    """The web app over the database at ``url``; people may play a bot if ``play``."""
+    """The web app over the database at ``url``; people may play a bot if ``play``. Read-only,
+    an SQLite file that is not there yet is an ``ArenaError`` (it would never be seen)."""
+    database = sqlite_file(url)
+    if not play and database is not None and not database.exists():
+        raise ArenaError(
+            f"there is no database at {database} yet: run a tournament there first, "
+            "or serve it with --play, which creates it"
+        )
     sessions = open_store(url) if play else open_store(url, read_only=True)
     site = Site(sessions, live_moves=live_reader(url))
     settings = Settings(host=host, play=play, token=token)
