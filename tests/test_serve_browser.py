@@ -224,14 +224,15 @@ time: {move: 2.0}
 workers: 1
 bots:
   one: {path: slow_first_legal.py}
-  two: {path: slow_first_legal.py}
+  two: {path: first_legal.py}
 stages:
   - {games_per_pair: 1}
 """
 
 
 def test_a_game_page_shows_the_moves_of_a_game_in_progress_as_they_are_played(page, tmp_path):
-    shutil.copy(BOTS / "slow_first_legal.py", tmp_path)
+    for name in ("slow_first_legal", "first_legal"):
+        shutil.copy(BOTS / f"{name}.py", tmp_path)
     (tmp_path / "slow.yaml").write_text(UTTT)
     database = tmp_path / "slow.db"
     url = f"sqlite:///{database}"
