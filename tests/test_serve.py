@@ -9,6 +9,7 @@ import re
 import signal
 import socket
 import sqlite3
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -54,7 +55,25 @@ def test_every_page_of_a_tournament_is_served(league_url):
         pages = [f"/t/{tid}/{p}" for p in ("index.html", "crosstable.html", "games.html", "games/1.html")]
         assert [web.get(path).status_code for path in [*pages, team, "/assets/replay.js"]] == [200] * 6
         assert web.get(f"/t/{tid}/", follow_redirects=False).headers["location"] == f"/t/{tid}/index.html"
-        assert f'data-live="/t/{tid}/events"' in index.text
+        assert re.search(rf'data-live="/t/{tid}/events\?seen=[0-9a-f]{{16}}"', index.text)
+
+
+def events(app, path: str) -> list[str]:
+    """The events the stream at ``path`` sends in its first second (then the server stops it)."""
+    timer = threading.Timer(1.0, app.stop_streams)
+    timer.start()
+    with client(app) as web, web.stream("GET", path) as stream:
+        lines = list(stream.iter_lines())
+    timer.join()
+    return [line for line in lines if line.startswith("event:")]
+
+
+def test_the_overview_stream_says_at_once_when_the_page_is_out_of_date(league_url):
+    app = build(league_url, play=False)
+    with client(app) as web:
+        seen = re.search(r"events\?seen=(\w+)", web.get("/t/1/index.html").text)[1]
+    assert events(app, f"/t/1/events?seen={seen}") == []
+    assert events(build(league_url, play=False), "/t/1/events?seen=0123456789abcdef") == ["event: changed"]
 
 
 @pytest.mark.parametrize(

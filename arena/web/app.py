@@ -35,7 +35,7 @@ from arena.errors import ArenaError
 from arena.pages import SERVED_ASSETS, TEMPLATES
 from arena.store import StoreError
 from arena.text import clean
-from arena.web.site import NotFound, Site
+from arena.web.site import NotFound, Site, stamp_token
 
 log = logging.getLogger(__name__)
 
@@ -179,12 +179,16 @@ def tournament_routes(site: Site, settings: Settings) -> list[BaseRoute]:
         return HTMLResponse(site.game(tid, gid, root(request), f"{root(request)}games/{gid}/events"))
 
     async def events(request: Request) -> Response:
-        """``changed`` each time the tournament's games change."""
+        """``changed`` each time the tournament's games change, and at once if they changed
+        since the page was made (``?seen=``: ``site.stamp_token`` of what it shows)."""
         tid = _int(request, "tid")
         first = await asyncio.to_thread(site.stamp, tid)
+        shown = request.query_params.get("seen")
 
         async def changes() -> AsyncIterator[dict[str, str]]:
             seen = first
+            if shown is not None and shown != stamp_token(first):
+                yield {"event": "changed", "data": json.dumps(first[:3])}
             while not settings.stopping.is_set():
                 await asyncio.sleep(POLL)
                 stamp = await asyncio.to_thread(site.stamp, tid)

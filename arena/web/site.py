@@ -10,6 +10,7 @@ process, and the live updates are the stamp seen to move.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,11 @@ from arena.tables import GameSummary
 Stamp = tuple[Any, ...]
 #: the moves of a game in progress, from the run's live files: game id -> moves, or ``None``
 LiveMoves = Callable[[int], list[tuple[int, str, float]] | None]
+
+
+def stamp_token(stamp: Stamp) -> str:
+    """A short text that changes with ``stamp`` (a page says with it what it shows)."""
+    return hashlib.sha256(repr(stamp).encode()).hexdigest()[:16]
 
 
 class NotFound(ArenaError):
@@ -131,15 +137,17 @@ class Site:
         """A template rendered with ``values``."""
         return self.env.get_template(template).render(**values)
 
-    def page(self, tournament_id: int, template: str, root: str, **values: Any) -> str:
-        """One of a tournament's pages."""
-        cached = self.cached(tournament_id)
+    def page(self, tournament_id: int, template: str, root: str, cached: Cached | None = None, **values: Any) -> str:
+        """One of a tournament's pages (from its results as of ``cached``, else the latest)."""
+        cached = cached or self.cached(tournament_id)
         return self.render(template, root=root, found=cached.found, **cached.context, **values)
 
     def index(self, tournament_id: int, root: str, events: str) -> str:
-        """The overview, which follows the tournament's progress from ``events``."""
-        found = self.cached(tournament_id).found
-        return self.page(tournament_id, "index.html", root, live=events, **index_values(found))
+        """The overview, which follows the tournament's progress from ``events``: the address
+        says what the page shows (``?seen=``), so a change before the page listens is not lost."""
+        cached = self.cached(tournament_id)
+        live = f"{events}?seen={stamp_token(cached.stamp)}"
+        return self.page(tournament_id, "index.html", root, cached, live=live, **index_values(cached.found))
 
     def crosstable(self, tournament_id: int, root: str) -> str:
         """The crosstable."""
