@@ -84,6 +84,19 @@ class LiveMoves(Watcher):
             self.file = None
 
 
+def write_live(folder: Path, game_id: int, moves: list[tuple[int, str, float]]) -> None:
+    """Write every move of game ``game_id`` at once (a game with take-backs: ``arena serve``'s
+    games against a person), replacing its live file whole; a failure is ignored."""
+    path = live_file(folder, game_id)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_text("".join(json.dumps(list(move)) + "\n" for move in moves), encoding="utf-8")
+        partial.replace(path)
+    except OSError:
+        pass
+
+
 def read_live(folder: Path, game_id: int) -> list[tuple[int, str, float]] | None:
     """The moves game ``game_id`` has played so far, or ``None`` if it has no live file."""
     try:

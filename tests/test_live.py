@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.games import get_game
-from arena.live import LiveMoves, live_file, live_folder, read_live, remove_live
+from arena.live import LiveMoves, live_file, live_folder, read_live, remove_live, write_live
 from arena.records import MoveRecord
 
 
@@ -59,3 +59,12 @@ def test_the_runner_removes_its_games_files_and_the_empty_folder(tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == ["2.jsonl"]
     remove_live(folder, [2, 3])
     assert not Path(folder).exists()
+
+
+def test_a_game_with_take_backs_replaces_its_file_whole(tmp_path):
+    write_live(tmp_path, 5, [(0, "4", 1.0), (1, "0", 2.0)])
+    write_live(tmp_path, 5, [])  # both moves taken back
+    assert read_live(tmp_path, 5) == []
+    write_live(tmp_path, 5, [(0, "2", 3.0)])
+    assert read_live(tmp_path, 5) == [(0, "2", 3.0)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["5.jsonl"]

@@ -157,6 +157,9 @@ def test_a_person_plays_a_whole_tictactoe_game_with_clicks_and_undo(page, play_s
     assert legal_shown(page) == [str(i) for i in range(9)]
     click(page, "4")  # the bot answers 0, its first legal cell
     assert legal_shown(page) == ["1", "2", "3", "5", "6", "7", "8"]
+    onlooker = page.context.new_page()  # the game's own page follows it as it goes
+    onlooker.goto(base + page.get_attribute("#watch", "href"))
+    onlooker.wait_for_function("() => document.querySelectorAll('#moves li').length === 3", timeout=WAIT)
     page.click("#undo")
     page.wait_for_function("() => document.querySelector('#board').dataset.plies === '0'", timeout=WAIT)
     assert page.inner_text("#notice") == "took back your 4 and the opponent's 0"
@@ -165,6 +168,9 @@ def test_a_person_plays_a_whole_tictactoe_game_with_clicks_and_undo(page, play_s
     click(page, "6")  # x wins on the diagonal 2-4-6
     page.wait_for_selector("#over:not([hidden])", timeout=WAIT)
     assert "you (x) wins" in page.inner_text("#status")
+    onlooker.wait_for_function("() => document.querySelector('#result').textContent.includes('wins')", timeout=WAIT)
+    assert onlooker.eval_on_selector_all("#moves .mv", "m => m.map(e => e.textContent)") == ["4", "0", "2", "1", "6"]
+    onlooker.close()
     [(game, moves)] = stored(url)
     assert (game.status, game.winner, game.termination) == ("finished", 0, "normal")
     assert moves == ["4", "0", "2", "1", "6"]

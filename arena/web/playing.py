@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.games import Game, State, get_game
+from arena.live import remove_live, write_live
 from arena.match import Watcher
 from arena.pages import frames
 from arena.records import GameRecord, MoveRecord
@@ -113,8 +114,11 @@ class Choice:
 class BrowserGame(Watcher):
     """One game of a person in the browser against a bot, played in a thread of its own."""
 
-    def __init__(self, game: Game, choice: Choice, bot_name: str, game_id: int, tournament_id: int) -> None:
+    def __init__(
+        self, game: Game, choice: Choice, bot_name: str, game_id: int, tournament_id: int, live: Path | None = None
+    ) -> None:
         self.id = secrets.token_urlsafe(16)
+        self.live = live  # where onlookers read its moves as it goes (``arena.live``), if anywhere
         self.game, self.choice = game, choice
         self.bot_name = bot_name
         self.game_id, self.tournament_id = game_id, tournament_id
@@ -138,10 +142,17 @@ class BrowserGame(Watcher):
             self.version += 1
             self.changes.notify_all()
 
+    def _show(self) -> None:
+        """Let onlookers of the game's page see its moves (a take-back too)."""
+        if self.live is not None:
+            write_live(self.live, self.game_id, self.moves)
+
     def to_move(self, state: State) -> None:
         with self.changes:
             self.state = state
-            del self.moves[state.ply :]  # a take-back
+            if len(self.moves) > state.ply:  # a take-back
+                del self.moves[state.ply :]
+                self._show()
             self.waiting = state.to_move == self.choice.seat
         self._changed()
 
@@ -151,11 +162,14 @@ class BrowserGame(Watcher):
             self.moves.append((move.seat, move.move, move.wall_ms))
             self.waiting = False
             self.notices.notices.clear()  # they answered the request this move ends
+            self._show()
         self._changed()
         return True
 
     def finish(self, record: GameRecord | None, failure: str | None) -> None:
         """The game is over (``record``), or could not be played (``failure``)."""
+        if self.live is not None:
+            remove_live(self.live, [self.game_id])
         with self.changes:
             self.record, self.failure = record, failure
             self.over, self.waiting = True, False
@@ -232,9 +246,10 @@ class BrowserGame(Watcher):
 class Tables:
     """The games people are playing on this server: started, found by id, left at shutdown."""
 
-    def __init__(self, sessions: sessionmaker[Session], base: Path) -> None:
+    def __init__(self, sessions: sessionmaker[Session], base: Path, live: Path | None = None) -> None:
         self.sessions = sessions
         self.base = base
+        self.live = live
         self.games: dict[str, BrowserGame] = {}
         self.lock = threading.Lock()
 
@@ -275,7 +290,7 @@ class Tables:
                 tournament_id = session.get_one(GameRow, game_id).tournament_id
                 spec = roster.spec(bot, bot.name)
                 session.expunge(bot)
-            table = BrowserGame(game, choice, clean(bot.name, 60), game_id, tournament_id)
+            table = BrowserGame(game, choice, clean(bot.name, 60), game_id, tournament_id, self.live)
             self.games[table.id] = table
         clock = TimeControl(move=choice.move_time, grace=0.1, startup=30.0)
 

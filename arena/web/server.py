@@ -38,7 +38,7 @@ def build(url: str, host: str = "127.0.0.1", play: bool = True, token: str | Non
     settings = Settings(host=host, play=play, token=token)
     if not play:
         return create_app(site, settings, extra=[Route("/play", _no_play(site), methods=["GET", "POST"])])
-    tables = Tables(sessions, Path.cwd())
+    tables = Tables(sessions, Path.cwd(), live_folder(url))
 
     async def leave_games() -> None:
         await asyncio.to_thread(tables.close)
