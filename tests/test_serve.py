@@ -251,3 +251,33 @@ def test_a_short_token_is_refused(league_url, tmp_path):
     done = arena("serve", "--db", league_url, "--token", "short", cwd=tmp_path)
     assert done.returncode == 2
     assert "--token: use at least 12 characters" in done.stderr
+
+
+def main_part(html: str) -> str:
+    return html.split("<main", 1)[1].split("</main>", 1)[0]
+
+
+@pytest.mark.parametrize("page", ["index.html", "crosstable.html", "games.html", "games/3.html"])
+def test_a_served_page_shows_what_the_static_report_writes(staged_url, tmp_path, page):
+    from arena.database import open_store
+    from arena.report import write_report
+
+    write_report(open_store(staged_url), None, tmp_path / "site")
+    written = (tmp_path / "site" / page).read_text()
+    with client(build(staged_url, play=False)) as web:
+        served = web.get(f"/t/1/{page}").text
+    root = "../" if "/" in page else ""
+    assert main_part(served).replace("/t/1/", root) == main_part(written)
+
+
+def test_a_failure_of_the_server_is_a_500_page_without_a_traceback(league_url, monkeypatch):
+    app = build(league_url, play=False)
+
+    def fails(*args):
+        raise RuntimeError("a secret of the server's own")
+
+    monkeypatch.setattr(app.site, "index", fails)
+    with client(app) as web:
+        answer = web.get("/t/1/index.html")
+    assert answer.status_code == 500
+    assert no_traceback(answer.text) and "a secret" not in answer.text
