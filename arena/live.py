@@ -2,15 +2,17 @@
 
 A game's moves reach the database only with its record, when it ends, and only the run's
 parent process writes the database. So that a game can be watched as it is played, the worker
-playing it also appends each move to a small side file, ``<database>.live/<game id>.jsonl``
-(one JSON line a move: seat, move text, wall milliseconds); the server reads it while the
-game is not finished in the database, and the runner removes the files of its games when it is
-done. A reader takes whole lines only: a last line still being written waits for its next look.
+playing it also appends each move (once the game has lasted 0.2 s) to a small side file,
+``<database>.live/<game id>.jsonl`` (one JSON line a move: seat, move text, wall
+milliseconds); the server reads it while the game is not finished in the database, and the
+runner removes the files of its games when it is done. A reader takes whole lines only: a last
+line still being written waits for its next look.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import IO
 
@@ -23,6 +25,8 @@ from arena.records import MoveRecord
 
 #: the most of a live file a reader takes (a game's moves are far fewer bytes)
 MAX_BYTES = 1 << 20
+#: seconds a game lasts before its moves are written for onlookers
+WATCHABLE_AFTER = 0.2
 
 
 def sqlite_file(url: str) -> Path | None:
@@ -49,29 +53,38 @@ def live_file(folder: Path, game_id: int) -> Path:
 
 
 class LiveMoves(Watcher):
-    """Writes each move of one game to its live file as it is played."""
+    """Writes each move of one game to its live file as it is played, once the game has lasted
+    ``after`` seconds: a game over sooner is never watched, and then costs no file at all (a
+    fast game's moves come in microseconds, and creating a file would cost more than them)."""
 
-    def __init__(self, folder: Path, game_id: int) -> None:
+    def __init__(self, folder: Path, game_id: int, after: float = WATCHABLE_AFTER) -> None:
         self.path = live_file(folder, game_id)
+        self.after = after
+        self.started: float | None = None
+        self.moves: list[tuple[int, str, float]] = []  # the moves not written yet
         self.file: IO[str] | None = None
         self.broken = False
 
     def to_move(self, state: State) -> None:
-        if self.file is None and not self.broken:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self.file = self.path.open("w", encoding="utf-8")
-            except OSError:
-                self.broken = True  # a courtesy to onlookers: never a reason to stop the game
+        if self.started is None:
+            self.started = time.monotonic()
 
     def moved(self, state: State, move: MoveRecord) -> bool:
-        if self.file is not None:
-            try:
-                self.file.write(json.dumps([move.seat, move.move, move.wall_ms]) + "\n")
-                self.file.flush()
-            except OSError:
-                self.close()
-                self.broken = True
+        if self.broken:
+            return True
+        self.moves.append((move.seat, move.move, move.wall_ms))
+        if self.file is None and self.started is not None and time.monotonic() - self.started < self.after:
+            return True
+        try:
+            if self.file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.file = self.path.open("w", encoding="utf-8")
+            self.file.write("".join(json.dumps(list(m)) + "\n" for m in self.moves))
+            self.file.flush()
+            self.moves.clear()
+        except OSError:
+            self.close()
+            self.broken = True  # a courtesy to onlookers: never a reason to stop the game
         return True
 
     def close(self) -> None:

@@ -130,7 +130,7 @@ def delays(url: str, base: str, count: int) -> tuple[list[float], list[float]]:
     game = get_game_from_spec(spec)
     folder = live_folder(url)
     assert folder is not None
-    writer = LiveMoves(folder, game_id)
+    writer = LiveMoves(folder, game_id, after=0.0)
     state, rng = game.initial_state(), random.Random(1)
     writer.to_move(state)
     move_delays, game_delays = [], []

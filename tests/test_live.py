@@ -3,6 +3,7 @@ as a game goes, what a reader takes from a file being written, and their removal
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from arena.games import get_game
@@ -19,15 +20,39 @@ def test_the_live_folder_is_beside_an_sqlite_file_only(tmp_path):
 
 def test_each_move_is_in_the_file_as_soon_as_it_is_played(tmp_path):
     game = get_game("tictactoe")
-    watch = LiveMoves(tmp_path / "live", 7)
+    watch = LiveMoves(tmp_path / "live", 7, after=0.0)
     state = game.initial_state()
     watch.to_move(state)
-    assert read_live(tmp_path / "live", 7) == []
+    assert read_live(tmp_path / "live", 7) is None  # nothing played yet
     for seat, move in ((0, "4"), (1, "0")):
         state = state.play(game.parse_move(move))
         watch.moved(state, MoveRecord(seat, move, 1.5, None))
         watch.to_move(state)
     assert read_live(tmp_path / "live", 7) == [(0, "4", 1.5), (1, "0", 1.5)]
+    watch.close()
+
+
+def test_a_game_over_before_it_could_be_watched_writes_no_file(tmp_path):
+    game = get_game("tictactoe")
+    watch = LiveMoves(tmp_path, 1, after=60.0)
+    state = game.initial_state()
+    watch.to_move(state)
+    watch.moved(state.play(4), MoveRecord(0, "4", 0.01, None))
+    watch.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_game_that_lasts_writes_the_moves_held_back_at_its_next_move(tmp_path):
+    game = get_game("tictactoe")
+    watch = LiveMoves(tmp_path, 1, after=0.05)
+    state = game.initial_state()
+    watch.to_move(state)
+    state = state.play(4)
+    watch.moved(state, MoveRecord(0, "4", 0.01, None))
+    assert read_live(tmp_path, 1) is None
+    time.sleep(0.06)
+    watch.moved(state.play(0), MoveRecord(1, "0", 0.01, None))
+    assert read_live(tmp_path, 1) == [(0, "4", 0.01), (1, "0", 0.01)]
     watch.close()
 
 
@@ -43,7 +68,7 @@ def test_a_game_without_a_file_has_no_live_moves(tmp_path):
 def test_a_folder_that_cannot_be_made_never_stops_the_game(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    watch = LiveMoves(blocker / "live", 1)  # a folder inside a file
+    watch = LiveMoves(blocker / "live", 1, after=0.0)  # a folder inside a file
     game = get_game("tictactoe")
     watch.to_move(game.initial_state())
     assert watch.moved(game.initial_state().play(4), MoveRecord(0, "4", 1.0, None)) is True
