@@ -6,19 +6,24 @@ games are stored, replayed and reported like every other game.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable
-from typing import TextIO, TypeVar
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.botspec import BotSpec
+from arena.config import BotDef
+from arena.errors import ArenaError
 from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
 from arena.job import derive_seed
-from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, play_game
+from arena.match import Abandoned, Player, Reply, Resigned, TakeBack, Watcher, play_game
 from arena.records import GameRecord, Termination
+from arena.roster import bot_row
 from arena.store import PLAY_HASH, Base, Bot, Entry, Tournament, count, get_row, save_record
 from arena.store import Game as GameRow
 from arena.timing import SeatClock, TimeControl
@@ -36,6 +41,26 @@ Hint = Callable[[State, list[str]], str]
 Row = TypeVar("Row", bound=Base)
 
 
+class LineSource(Protocol):
+    """Where a person's lines come from: a terminal, or the page of ``arena serve``."""
+
+    def readline(self) -> str:
+        """The next line, ending in a newline; empty at the end of the input."""
+        ...
+
+
+class LineSink(Protocol):
+    """Where what is said to a person goes."""
+
+    def write(self, text: str, /) -> int:
+        """Say ``text``; how many characters were taken."""
+        ...
+
+    def flush(self) -> None:
+        """Send what was said on its way."""
+        ...
+
+
 def symbol(game: Game, seat: int) -> str:
     """How a seat is written on the board: x/o, or b/w in Othello."""
     return game.MARKS[seat]
@@ -44,7 +69,7 @@ def symbol(game: Game, seat: int) -> str:
 class HumanPlayer(Player):
     """A person at a terminal (or anything that writes lines to ``stdin``)."""
 
-    def __init__(self, stdin: TextIO, stdout: TextIO, hint: Hint | None = None, name: str = "human") -> None:
+    def __init__(self, stdin: LineSource, stdout: LineSink, hint: Hint | None = None, name: str = "human") -> None:
         self.stdin, self.stdout = stdin, stdout
         self.hint = hint
         self.name = name
@@ -215,6 +240,36 @@ def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int
     return row.id
 
 
+def find_opponent(session: Session, bot: str, params: dict[str, Any], base: Path) -> Bot:
+    """The bot a person plays: the latest registered version of ``bot`` (with ``params`` over
+    its own, a new version if they differ), else the module or file ``bot`` (from ``base``)."""
+    row = session.scalars(
+        select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())
+    ).first()
+    if row is not None and params:
+        merged = {**json.loads(row.params), **params}
+        row = bot_row(session, row.name, _bot_def(row.kind, row.target, merged, row.python), Path(row.path or "."))
+    if row is None:
+        if not (bot.endswith(".py") or "." in bot or "/" in bot):
+            known = ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
+            raise ArenaError(
+                f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)"
+            )
+        row = bot_row(session, bot, _bot_def("python", bot, params), base)
+    return row
+
+
+def _bot_def(kind: str, target: str, params: dict[str, Any], python: str | None = None) -> BotDef:
+    """The ``BotDef`` of a bot; a bad one (parameters for a command bot) is an ``ArenaError``."""
+    from pydantic import ValidationError
+
+    try:
+        return BotDef.of(kind, target, params, python)
+    except ValidationError as error:
+        problem = error.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ArenaError(f"bot {target!r}: {problem}") from None
+
+
 def play_against(
     sessions: sessionmaker[Session],
     game: Game,
@@ -222,19 +277,24 @@ def play_against(
     spec: BotSpec,
     human_seat: int,
     clock: TimeControl,
-    stdin: TextIO,
-    stdout: TextIO,
+    stdin: LineSource,
+    stdout: LineSink,
+    watch: Watcher | None = None,
+    game_id: int | None = None,
 ) -> GameRecord:
-    """One game of a person against a bot process, stored like any other game."""
+    """One game of a person against a bot process, stored like any other game; ``watch`` is
+    told of each turn and move, and ``game_id`` is the game's row if it is made already
+    (``prepare_game``)."""
     with sessions.begin() as session:
-        game_id = prepare_game(session, game, bot, human_seat)
+        if game_id is None:
+            game_id = prepare_game(session, game, bot, human_seat)
         seed = get_row(session, GameRow, game_id).seed
     with GameWorker() as worker:
         human = HumanPlayer(stdin, stdout, hint=bot_hint(worker, spec, game, human_seat, clock))
         opponent = worker.player(spec)
         players = (human, opponent) if human_seat == 0 else (opponent, human)
         try:
-            record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), clock, game_id)
+            record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), clock, game_id, watch)
         finally:
             opponent.close()
     if record.voided is not None:  # nobody to play it again with: it ends without a result

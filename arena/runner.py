@@ -28,6 +28,7 @@ from arena.botspec import BotSpec
 from arena.cgroups import Cgroup
 from arena.errors import ArenaError
 from arena.job import GameJob
+from arena.live import remove_live
 from arena.procfs import child_pids
 from arena.reaper import reap_strays, set_subreaper, subreaper_state
 from arena.records import GameRecord
@@ -50,7 +51,12 @@ class RunnerError(ArenaError):
 
 
 def _worker_main(
-    connection: Connection, cpu: int | None, cgroup: Cgroup | None, parent: int, close: list[Connection]
+    connection: Connection,
+    cpu: int | None,
+    cgroup: Cgroup | None,
+    parent: int,
+    close: list[Connection],
+    live: Path | None = None,
 ) -> None:
     """A worker: play the games it is sent until it is sent ``None`` or its parent is gone."""
     try:
@@ -67,7 +73,7 @@ def _worker_main(
     signal.signal(signal.SIGTERM, stop)
     if os.getppid() != parent:  # the parent died before we could ask to be told
         return
-    with GameWorker(cpu, cgroup) as worker:
+    with GameWorker(cpu, cgroup, live=live) as worker:
         try:
             while (job := connection.recv()) is not None:
                 connection.send(worker.play(job))
@@ -83,6 +89,7 @@ class _Worker:
         cpu: int | None,
         cgroup: Cgroup | None,
         others: list[Connection],
+        live: Path | None = None,
     ) -> None:
         self.connection, child = context.Pipe()
         self.cgroup = cgroup
@@ -90,7 +97,7 @@ class _Worker:
             target=_worker_main,
             name=f"arena-worker-{number}",
             daemon=True,
-            args=(child, cpu, cgroup, os.getpid(), [self.connection, *others]),
+            args=(child, cpu, cgroup, os.getpid(), [self.connection, *others], live),
         )
         self.process.start()
         assert self.process.pid is not None
@@ -198,10 +205,13 @@ def choose_cpus(workers: int, pin: bool | None) -> tuple[list[int] | None, str]:
 
 
 class LocalRunner:
-    """Plays games in ``workers`` processes of this machine; ``pin`` as ``choose_cpus``."""
+    """Plays games in ``workers`` processes of this machine; ``pin`` as ``choose_cpus``;
+    ``live``: where the workers write each game's moves as they are played (``arena.live``;
+    the files of a run's games are removed when it ends)."""
 
-    def __init__(self, workers: int | None = None, pin: bool | None = None) -> None:
+    def __init__(self, workers: int | None = None, pin: bool | None = None, live: Path | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
+        self.live = live
         self.cpus, self.pinning = choose_cpus(self.workers, pin)
         self.restarts = 0
         self.cgroup: Cgroup | None = None
@@ -221,6 +231,7 @@ class LocalRunner:
         self.draining = False
         if not queue:
             return
+        ids = [job.game_id for job in queue]
 
         context = multiprocessing.get_context("fork")
         was_subreaper = subreaper_state()
@@ -235,7 +246,7 @@ class LocalRunner:
         def new_worker(cpu: int | None) -> _Worker:
             nonlocal started
             group = self.cgroup.child(f"worker-{started}", holds_groups=True) if self.cgroup else None
-            worker = _Worker(context, started, cpu, group, [w.connection for w in workers])
+            worker = _Worker(context, started, cpu, group, [w.connection for w in workers], self.live)
             started += 1
             dead.add(worker.pid)
             return worker
@@ -293,6 +304,8 @@ class LocalRunner:
             scratch.remove_stale({pid for pid in dead if not Path(f"/proc/{pid}").exists()})
             if self.cgroup is not None:
                 self.cgroup.remove()
+            if self.live is not None:
+                remove_live(self.live, ids)
             if not was_subreaper:
                 set_subreaper(False)
 

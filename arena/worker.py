@@ -27,6 +27,7 @@ from arena.cgroups import Cgroup
 from arena.games import Game, get_game_from_spec
 from arena.job import GameJob, derive_seed
 from arena.launcher import MAX_LAUNCHERS, Launcher, LaunchError
+from arena.live import LiveMoves
 from arena.match import play_game
 from arena.node import this_node
 from arena.process import BotProcess, bot_environment
@@ -44,12 +45,19 @@ class GameWorker:
     ``cpu``: the CPU it and its bots keep to (``None``: any); ``cgroup``: the control group its
     bots' groups go in (made by whoever may need to kill them all, the run's parent process),
     or ``None`` to make one of its own where the system allows it; ``fork``: Python bots are
-    forked from a warm launcher (else started the plain way, as every other bot)."""
+    forked from a warm launcher (else started the plain way, as every other bot); ``live``: the
+    folder where each game's moves are written as they are played (``arena.live``), if any."""
 
     def __init__(
-        self, cpu: int | None = None, cgroup: Cgroup | None = None, warm: int = WARM_PROCESSES, fork: bool = True
+        self,
+        cpu: int | None = None,
+        cgroup: Cgroup | None = None,
+        warm: int = WARM_PROCESSES,
+        fork: bool = True,
+        live: Path | None = None,
     ) -> None:
         self.cpu = cpu
+        self.live = live
         self.fork = fork  # whether Python bots are forked from a launcher (else started the plain way)
         self.warm = WarmBots(warm)
         self.started: set[int] = set()  # the pids of the processes it started and has not closed
@@ -153,10 +161,11 @@ class GameWorker:
         players = (self.player(job.bots[0]), self.player(job.bots[1]))
         game: Game | None = None
         clock = job.clock if self.time_scale == 1.0 else job.clock.scaled(self.time_scale)
+        watch = None if self.live is None else LiveMoves(self.live, job.game_id)
         try:
             game = get_game_from_spec(job.game)
             seeds = (derive_seed(job.seed, 0), derive_seed(job.seed, 1))
-            record = play_game(game, players, seeds, clock, job.game_id)
+            record = play_game(game, players, seeds, clock, job.game_id, watch)
             if record.offender is not None and record.termination.is_forfeit:
                 players[record.offender].faulted = True  # e.g. an illegal move: restart it anyway
         except Exception as error:
@@ -171,6 +180,8 @@ class GameWorker:
             for player in players:
                 player.faulted = True
         finally:
+            if watch is not None:
+                watch.close()
             for player in players:
                 if game is None:
                     player.close()

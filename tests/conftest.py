@@ -13,8 +13,9 @@ import pytest
 
 from arena.games import GAMES, get_game
 
-#: the harness's fixtures (``pool``, ``forking``, ``isolation``, ``cli``), for every test module
-pytest_plugins = ["tests.fixtures.harnesskit"]
+#: the harness's fixtures (``pool``, ``forking``, ``isolation``, ``cli``) and the browser's
+#: (``browser``, ``page``), for every test module
+pytest_plugins = ["tests.fixtures.harnesskit", "tests.fixtures.browserkit"]
 
 #: every registered game, with each non-default parameter setting worth covering
 GAME_SPECS = [(name, {}) for name in GAMES] + [

@@ -3,12 +3,11 @@ matches the database, replays step through the positions the engine gives for ea
 games, the games list filters, and no page logs a console error.
 
 Without Playwright or Chromium these tests skip, saying why; with the environment variable CI
-set (CI=true) they fail instead, so CI cannot pass without the browser.
+set (CI=true) they fail instead, so CI cannot pass without the browser (tests/fixtures/browserkit.py).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -23,45 +22,7 @@ from tests.test_results_db import create, play_stage, set_status, synthesize
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 STAGES = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]
-
-
-def require_browser() -> None:
-    """Skip (or, under CI, fail) when Playwright or Chromium is missing."""
-    reason = None
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        reason = "the playwright package is not installed (pip install -e '.[test]')"
-    else:
-        if not Path(CHROMIUM).is_file():
-            reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    if reason is None:
-        return
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-        pytest.fail(f"CI is set, so the browser tests must run, but {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
@@ -96,18 +57,6 @@ def sites(tmp_path_factory):
         with open_store(url).begin() as session:
             out[game] = (root / f"site-{game}", load_results(session, find_tournament(session)))
     return out
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh page that records console errors and uncaught exceptions in ``page.errors``."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    tab.errors = []
-    tab.on("console", lambda message: message.type == "error" and tab.errors.append(message.text))
-    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
-    yield tab
-    context.close()
 
 
 def url_of(path: Path) -> str:

@@ -40,6 +40,9 @@ def imported_by(module: str) -> set[str]:
     "module",
     [
         "arena.report",
+        "arena.pages",
+        "arena.web.site",
+        "arena.web.app",
         "arena.results",
         "arena.final_standings",
         "arena.formatstandings",

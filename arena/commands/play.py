@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
-from sqlalchemy import select
 
 from arena.commands.common import DEFAULT_DB, MAX_MOVE_TIME, Db, out, parse_params, sessions, warn_if_root
 from arena.errors import ArenaError
 from arena.text import printable
-
-if TYPE_CHECKING:
-    from arena.config import BotDef
 
 app = typer.Typer()
 
@@ -46,9 +41,7 @@ def play(
     """Play a game against a bot; type 'help' at the prompt for the commands."""
     from arena import roster
     from arena.games import get_game
-    from arena.play import play_against, symbol
-    from arena.roster import bot_row
-    from arena.store import Bot
+    from arena.play import find_opponent, play_against, symbol
     from arena.timing import ClockKind, TimeControl
 
     chosen = get_game(game)
@@ -59,21 +52,7 @@ def play(
     params = parse_params(param)
     store = sessions(db)
     with store.begin() as session:
-        row = session.scalars(
-            select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())
-        ).first()
-        if row is not None and params:
-            merged = {**json.loads(row.params), **params}
-            row = bot_row(session, row.name, _bot_def(row.kind, row.target, merged, row.python), Path(row.path or "."))
-        if row is None:
-            if not (bot.endswith(".py") or "." in bot or "/" in bot):
-                known = (
-                    ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
-                )
-                raise ArenaError(
-                    f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)"
-                )
-            row = bot_row(session, bot, _bot_def("python", bot, params), Path.cwd())
+        row = find_opponent(session, bot, params, Path.cwd())
         session.expunge(row)
     if clock not in ("wall", "cpu"):
         raise ArenaError(f"--clock {clock!r}: choose wall or cpu")
@@ -103,16 +82,3 @@ def play(
     )
     stored = f"Stored as game {record.game_id} ('arena replay {record.game_id}')."
     out().print(printable(f"Game over: {result}{how}. {stored}"), highlight=False, markup=False)
-
-
-def _bot_def(kind: str, target: str, params: dict[str, Any], python: str | None = None) -> BotDef:
-    """The ``BotDef`` of a bot; a bad one (parameters for a command bot) is an ``ArenaError``."""
-    from pydantic import ValidationError
-
-    from arena.config import BotDef
-
-    try:
-        return BotDef.of(kind, target, params, python)
-    except ValidationError as error:
-        problem = error.errors()[0]["msg"].removeprefix("Value error, ")
-        raise ArenaError(f"bot {target!r}: {problem}") from None

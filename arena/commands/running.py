@@ -77,6 +77,7 @@ def run(
 
     from arena.config import load_config
     from arena.errors import ConfigError
+    from arena.live import live_folder
     from arena.preflight import check_tournament
     from arena.runner import LocalRunner
     from arena.stages import expected_games
@@ -140,7 +141,7 @@ def run(
         progress = Progress(expected_games(config))
         runner: LocalRunner | DaskRunner
         if remote is None:
-            runner = LocalRunner(tournament_run.workers, pin=pin)
+            runner = LocalRunner(tournament_run.workers, pin=pin, live=live_folder(db))
             placing, playing = f"CPUs: {runner.pinning}", f"{tournament_run.workers} workers"
         else:
             runner = remote

@@ -1,20 +1,13 @@
-/* The replay of one game: draws the position of each ply from the positions embedded in the
-   page (computed by the Python engine), with buttons, a slider, keys and the move list.
-   Every cell is an SVG rect with data-move (its move in the game's notation) and data-mark
-   (its content: x, o, b, w or empty). No library, no network. */
+/* Boards and the replay of one game. ArenaBoard.draw(game, frame, before, lastMove) draws a
+   position as SVG (the replay and the play page use it); the replay draws the position of each
+   ply from the positions embedded in the page (computed by the Python engine), with buttons, a
+   slider, keys and the move list, and arenaReplay.update(data) takes a game's newer data (a game
+   in progress, served live). Every cell is an SVG rect with data-move (its move in the game's
+   notation) and data-mark (its content: x, o, b, w or empty). No library, no network. */
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("game-data").textContent);
-  var frames = data.frames, moves = data.moves, last = frames.length - 1;
-  var boardBox = document.getElementById("board");
-  var slider = document.getElementById("ply");
-  var label = document.getElementById("ply-label");
-  var statusLine = document.getElementById("status");
-  var list = document.getElementById("moves");
-  var playButton = document.getElementById("play");
-  var ply = 0, timer = null;
-  var PLAY = '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 2v12l10-6z"/></svg>';
-  var PAUSE = '<svg viewBox="0 0 16 16" aria-hidden="true"><rect x="3" y="2" width="3.5" height="12"/><rect x="9.5" y="2" width="3.5" height="12"/></svg>';
+  /* what the drawing functions are drawing: the game's name and its last move */
+  var board = { game: null, last: null };
 
   function esc(text) {
     return String(text).replace(/[&<>"]/g, function (c) {
@@ -36,12 +29,12 @@
 
   function cell(x, y, size, move, content, extra) {
     var cls = "cell" + (extra ? " " + extra : "");
-    return '<rect class="' + cls + '" x="' + x + '" y="' + y + '" width="' + size + '" height="' + size + '" rx="' + (data.game === "tictactoe" ? 8 : 0) +
+    return '<rect class="' + cls + '" x="' + x + '" y="' + y + '" width="' + size + '" height="' + size + '" rx="' + (board.game === "tictactoe" ? 8 : 0) +
       '" data-move="' + esc(move) + '" data-mark="' + (content === "." ? "" : content) + '"/>';
   }
 
   function svg(width, height, body) {
-    return '<svg viewBox="0 0 ' + width + " " + height + '" xmlns="http://www.w3.org/2000/svg" data-ply="' + ply + '">' +
+    return '<svg viewBox="0 0 ' + width + " " + height + '" xmlns="http://www.w3.org/2000/svg" ">' +
       "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">" +
       '<line x1="0" y1="0" x2="0" y2="6" class="hatch-line"/></pattern></defs>' + body + "</svg>";
   }
@@ -88,7 +81,7 @@
 
   var draw = {
     tictactoe: function (f) {
-      var size = 96, m = 12, out = "", i, x, y, move = lastMoveText();
+      var size = 96, m = 12, out = "", i, x, y, move = board.last;
       for (i = 0; i < 9; i++) {
         x = m + (i % 3) * size; y = m + Math.floor(i / 3) * size;
         out += cell(x + 6, y + 6, size - 12, String(i), f.cells[i], String(i) === move ? "last" : "");
@@ -105,11 +98,11 @@
       if (!f.terminal) {
         if (f.forced === null) { allowed = openBoards(f.small); } else { allowed[f.forced] = true; }
       }
-      var body = bigBoard(12, 12, function (b, c) { return [b + " " + c, f.cells[b * 9 + c]]; }, f.small, allowed, lastMoveText());
+      var body = bigBoard(12, 12, function (b, c) { return [b + " " + c, f.cells[b * 9 + c]]; }, f.small, allowed, board.last);
       return svg(332, 332, body);
     },
     xtreme: function (f) {
-      var body = "", k, lastMove = lastMoveText(), allowed;
+      var body = "", k, lastMove = board.last, allowed;
       for (k = 0; k < 2; k++) {
         allowed = [];
         f.allowed.forEach(function (a) { if (Math.floor(a / 9) === k) { allowed[a % 9] = true; } });
@@ -126,7 +119,7 @@
     /* Any board size: the cells are the board row by row, so there are n * n of them. */
     othello: function (f, before) {
       var n = Math.round(Math.sqrt(f.cells.length)), columns = "abcdefghij";
-      var size = 44, m = 26, out = "", i, r, c, x, y, name, content, lastMove = lastMoveText(), legal = {};
+      var size = 44, m = 26, out = "", i, r, c, x, y, name, content, lastMove = board.last, legal = {};
       (f.legal || []).forEach(function (t) { legal[t] = true; });
       out += '<rect class="felt" x="' + m + '" y="' + m + '" width="' + n * size + '" height="' + n * size + '" rx="3"/>';
       for (i = 0; i < n; i++) {
@@ -155,6 +148,28 @@
       return svg(n * size + m + 10, n * size + m + 10, out);
     }
   };
+
+  window.ArenaBoard = {
+    draw: function (game, frame, before, lastMove) {
+      board.game = game;
+      board.last = lastMove;
+      return draw[game](frame, before);
+    }
+  };
+
+  var dataBlock = document.getElementById("game-data");
+  if (!dataBlock || !document.getElementById("replay")) { return; }
+  var data = JSON.parse(dataBlock.textContent);
+  var frames = data.frames, moves = data.moves, last = frames.length - 1;
+  var boardBox = document.getElementById("board");
+  var slider = document.getElementById("ply");
+  var label = document.getElementById("ply-label");
+  var statusLine = document.getElementById("status");
+  var list = document.getElementById("moves");
+  var playButton = document.getElementById("play");
+  var ply = 0, timer = null;
+  var PLAY = '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 2v12l10-6z"/></svg>';
+  var PAUSE = '<svg viewBox="0 0 16 16" aria-hidden="true"><rect x="3" y="2" width="3.5" height="12"/><rect x="9.5" y="2" width="3.5" height="12"/></svg>';
 
   function lastMoveText() {
     return ply > 0 ? moves[ply - 1][1] : null;
@@ -217,16 +232,13 @@
         esc(mv[1]) + (bonus ? ' <span class="bonus" title="bonus move">+</span>' : "") + '</span><span class="t">' + esc(formatMs(mv[2])) + "</span></li>";
     });
     list.innerHTML = html;
-    list.addEventListener("click", function (event) {
-      var item = event.target.closest("li");
-      if (item && !item.classList.contains("unreached")) { stop(); go(Number(item.dataset.ply)); }
-    });
   }
 
   function go(target) {
     ply = Math.max(0, Math.min(last, target));
     var f = frames[ply];
-    boardBox.innerHTML = draw[data.game](f, ply > 0 ? frames[ply - 1] : null);
+    boardBox.innerHTML = window.ArenaBoard.draw(data.game, f, ply > 0 ? frames[ply - 1] : null, lastMoveText());
+    boardBox.firstChild.setAttribute("data-ply", String(ply));
     slider.value = ply;
     label.textContent = ply + "/" + moves.length;
     statusLine.innerHTML = describe(f);
@@ -274,8 +286,27 @@
     if (actions[event.key]) { event.preventDefault(); actions[event.key](); }
   });
 
+  list.addEventListener("click", function (event) {
+    var item = event.target.closest("li");
+    if (item && !item.classList.contains("unreached")) { stop(); go(Number(item.dataset.ply)); }
+  });
+
+  /* a game in progress: its newer data; a viewer at its last position follows the new moves */
+  window.arenaReplay = {
+    update: function (fresh) {
+      var following = ply === last;
+      data = fresh;
+      frames = fresh.frames;
+      moves = fresh.moves;
+      last = frames.length - 1;
+      slider.max = last;
+      buildList();
+      go(following ? last : ply);
+    }
+  };
+
   slider.max = last;
   buildList();
   var wanted = /ply=(\d+)/.exec(location.hash);
-  go(wanted ? Number(wanted[1]) : 0);
+  go(wanted ? Number(wanted[1]) : document.body.dataset.liveGame ? last : 0);  /* a game in progress: its latest */
 })();

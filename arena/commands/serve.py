@@ -1,0 +1,65 @@
+"""``arena serve``: the tournaments of a database as a live web app, and a bot to play."""
+
+from __future__ import annotations
+
+import secrets
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import DEFAULT_DB, Db, err, out, warn_if_root
+from arena.errors import ArenaError
+
+app = typer.Typer()
+
+
+@app.command()
+def serve(
+    db: Db = DEFAULT_DB,
+    host: Annotated[str, typer.Option(help="The address to listen on; anything but 127.0.0.1 needs a token.")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(min=0, max=65535, help="The port to listen on.")] = 8000,
+    play: Annotated[
+        bool | None,
+        typer.Option("--play/--no-play", help="Let visitors play a bot (default: on at 127.0.0.1 only)."),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARENA_TOKEN", help="The token visitors need (default: none at 127.0.0.1, else a new one)."
+        ),
+    ] = None,
+) -> None:
+    """Serve the tournaments as web pages that follow a running tournament live."""
+    import uvicorn
+
+    from arena.web.server import build
+
+    local = host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
+    if not local and token is None:
+        token = secrets.token_urlsafe(18)
+    if token is not None and len(token) < 12:
+        raise ArenaError("--token: use at least 12 characters (or leave it out to get a new one)")
+    play = local if play is None else play
+    if play:
+        warn_if_root()
+    application = build(db, host=host, play=play, token=token)
+    shown = f"[{host}]" if ":" in host else host
+    address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
+    out().print(
+        f"arena serve: {address} ({'read-write: visitors may play a bot' if play else 'read-only'}); Ctrl-C stops",
+        highlight=False,
+        markup=False,
+    )
+    if token and not local:
+        err().print("anyone with this address and token can read the tournaments; share it with care", highlight=False)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            application.stop_streams()  # the live streams end at once rather than hold the exit
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(application, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
+    Server(config).run()

@@ -1,0 +1,285 @@
+"""``arena serve``'s web app (Starlette): the tournaments of one database as the static report
+shows them, updated live (server-sent events) while ``arena run`` plays in another process, and,
+when play is on, a person playing a bot in the browser (``arena/web/playing.py``).
+
+Safe by default: a request must name this server (``Host``: no DNS rebinding) or carry the
+token when one is set; a form or action must come from its own pages (``Origin``); every
+error is a short page with a 4xx or 5xx status, never a traceback; and everything from bots or
+files is escaped (Jinja2's autoescape, JSON made safe for a ``<script>`` block).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.errors import ArenaError
+from arena.pages import SERVED_ASSETS, TEMPLATES
+from arena.store import StoreError
+from arena.text import clean
+from arena.web.site import NotFound, Site, stamp_token
+
+log = logging.getLogger(__name__)
+
+#: the names this server answers to when it listens on the loopback interface only
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: the cookie that keeps the token after a first visit with ``?token=``
+TOKEN_COOKIE = "arena_token"
+#: how often the live streams look at the database (seconds)
+POLL = 0.2
+#: seconds between keep-alive comments on a live stream
+PING = 15
+MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+
+
+@dataclass
+class Settings:
+    """How the app is served: where it listens, whether a person may play, the token if any."""
+
+    host: str = "127.0.0.1"
+    play: bool = True
+    token: str | None = None
+    #: set when the server stops: the live streams end
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+
+def is_local(host: str) -> bool:
+    """Whether ``host`` (an address to listen on) is the loopback interface only."""
+    return host in LOCAL_HOSTS or host.startswith("127.")
+
+
+# ---------------------------------------------------------------- errors
+
+
+def error_page(site: Site, status: int, message: str) -> HTMLResponse:
+    """A short page saying what went wrong (``message`` is escaped like every other text)."""
+    title = HTTPStatus(status).phrase
+    html = site.render("error.html", title=title, status=status, message=clean(message, 500))
+    return HTMLResponse(html, status_code=status)
+
+
+# ---------------------------------------------------------------- the guard
+
+
+class Guard:
+    """Refuses requests that do not name this server or lack the token, and forms or actions
+    posted from another site; a first visit with ``?token=`` keeps it in a cookie."""
+
+    def __init__(self, app: ASGIApp, site: Site, settings: Settings) -> None:
+        self.app, self.site, self.settings = app, site, settings
+
+    def stop_streams(self) -> None:
+        """End the live streams (the server is stopping: they would keep it waiting)."""
+        self.settings.stopping.set()
+
+    def problem(self, request: Request) -> tuple[int, str] | None:
+        """What is wrong with ``request`` (a status and why), or ``None``."""
+        token = self.settings.token
+        if token is None:
+            host = (request.headers.get("host") or "").rsplit(":", 1)[0].strip("[]")
+            if host not in LOCAL_HOSTS:
+                return 400, "this server answers to 127.0.0.1 and localhost only"
+        else:
+            given = (
+                request.query_params.get("token")
+                or request.cookies.get(TOKEN_COOKIE)
+                or request.headers.get("authorization", "").removeprefix("Bearer ")
+            )
+            if not given or not hmac.compare_digest(given.encode(), token.encode()):
+                return 401, "this server needs its token: open the address 'arena serve' printed, with ?token=…"
+        if request.method not in ("GET", "HEAD"):
+            origin = request.headers.get("origin")
+            if origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
+                return 403, "this form was sent from another site"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        problem = self.problem(request)
+        if problem is not None:
+            await error_page(self.site, *problem)(scope, receive, send)
+            return
+        token = request.query_params.get("token")
+        if token is None or self.settings.token is None:
+            await self.app(scope, receive, send)
+            return
+
+        async def keep_token(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.append("set-cookie", f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict")
+            await send(message)
+
+        await self.app(scope, receive, keep_token)
+
+
+# ---------------------------------------------------------------- pages
+
+
+def _int(request: Request, name: str) -> int:
+    value = request.path_params[name]
+    assert isinstance(value, int)
+    return value
+
+
+def tournament_routes(site: Site, settings: Settings) -> list[BaseRoute]:
+    """The tournaments' pages, their assets and their live streams."""
+
+    def root(request: Request) -> str:
+        return f"/t/{_int(request, 'tid')}/"
+
+    def home(request: Request) -> HTMLResponse:
+        return HTMLResponse(site.render("tournaments.html", rows=site.tournaments(), play=settings.play))
+
+    def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in SERVED_ASSETS:
+            raise NotFound(f"there is no asset {name!r}")
+        media = MEDIA[name[name.rindex(".") :]]
+        return Response((TEMPLATES / name).read_bytes(), media_type=media, headers={"cache-control": "no-cache"})
+
+    def start(request: Request) -> RedirectResponse:
+        return RedirectResponse(f"{root(request)}index.html", status_code=303)
+
+    def index(request: Request) -> HTMLResponse:
+        return HTMLResponse(site.index(_int(request, "tid"), root(request), f"{root(request)}events"))
+
+    def crosstable(request: Request) -> HTMLResponse:
+        return HTMLResponse(site.crosstable(_int(request, "tid"), root(request)))
+
+    def games(request: Request) -> HTMLResponse:
+        return HTMLResponse(site.games(_int(request, "tid"), root(request)))
+
+    def team(request: Request) -> HTMLResponse:
+        return HTMLResponse(site.team(_int(request, "tid"), request.path_params["file"], root(request)))
+
+    def game(request: Request) -> HTMLResponse:
+        tid, gid = _int(request, "tid"), _int(request, "gid")
+        return HTMLResponse(site.game(tid, gid, root(request), f"{root(request)}games/{gid}/events"))
+
+    async def events(request: Request) -> Response:
+        """``changed`` each time the tournament's games change, and at once if they changed
+        since the page was made (``?seen=``: ``site.stamp_token`` of what it shows)."""
+        tid = _int(request, "tid")
+        first = await asyncio.to_thread(site.stamp, tid)
+        shown = request.query_params.get("seen")
+
+        async def changes() -> AsyncIterator[dict[str, str]]:
+            seen = first
+            if shown is not None and shown != stamp_token(first):
+                yield {"event": "changed", "data": json.dumps(first[:3])}
+            while not settings.stopping.is_set():
+                await asyncio.sleep(POLL)
+                stamp = await asyncio.to_thread(site.stamp, tid)
+                if stamp != seen:
+                    seen = stamp
+                    yield {"event": "changed", "data": json.dumps(stamp[:3])}
+
+        return _stream(changes())
+
+    async def game_events(request: Request) -> Response:
+        """``moves`` (the replay's data) each time a game in progress has moved; the last when
+        it is over."""
+        tid, gid = _int(request, "tid"), _int(request, "gid")
+        await asyncio.to_thread(site.summary, tid, gid)
+
+        async def moves() -> AsyncIterator[dict[str, str]]:
+            seen = -1
+            while not settings.stopping.is_set():
+                data, _, over = await asyncio.to_thread(site.game_data, tid, gid)
+                if len(data["moves"]) != seen or over:
+                    seen = len(data["moves"])
+                    yield {"event": "moves", "data": json.dumps({**data, "over": over})}
+                if over:
+                    return
+                await asyncio.sleep(POLL)
+
+        return _stream(moves())
+
+    return [
+        Route("/", home),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+        Route("/assets/{name}", asset),
+        Route("/t/{tid:int}/", start),
+        Route("/t/{tid:int}/index.html", index),
+        Route("/t/{tid:int}/crosstable.html", crosstable),
+        Route("/t/{tid:int}/games.html", games),
+        Route("/t/{tid:int}/teams/{file}", team),
+        Route("/t/{tid:int}/games/{gid:int}.html", game),
+        Route("/t/{tid:int}/assets/{name}", asset),
+        Route("/t/{tid:int}/events", events),
+        Route("/t/{tid:int}/games/{gid:int}/events", game_events),
+    ]
+
+
+def _stream(events: AsyncIterator[dict[str, str]]) -> Response:
+    from sse_starlette import EventSourceResponse
+
+    return EventSourceResponse(events, ping=PING, headers={"cache-control": "no-store"})
+
+
+# ---------------------------------------------------------------- the app
+
+
+def create_app(
+    site: Site,
+    settings: Settings,
+    extra: list[BaseRoute] | None = None,
+    on_shutdown: Callable[[], Awaitable[None]] | None = None,
+) -> Guard:
+    """The web app over ``site``; ``extra`` routes (playing) go beside the pages."""
+
+    def failed(request: Request, error: Exception) -> Response:
+        if isinstance(error, HTTPException):
+            return error_page(site, error.status_code, str(error.detail))
+        if isinstance(error, NotFound):
+            return error_page(site, 404, str(error))
+        if isinstance(error, StoreError | SQLAlchemyError):
+            log.error("the database failed on %s: %s", request.url.path, error)
+            return error_page(site, 503, "the database could not be read just now; try again")
+        if isinstance(error, ArenaError):
+            return error_page(site, 400, str(error))
+        log.exception("%s failed", request.url.path)
+        return error_page(site, 500, "something went wrong on the server; its log says what")
+
+    handlers: Any = {HTTPException: failed, Exception: failed, ArenaError: failed}
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        settings.stopping.set()
+        if on_shutdown is not None:
+            await on_shutdown()
+
+    app = Starlette(
+        routes=[*tournament_routes(site, settings), *(extra or [])],
+        exception_handlers=handlers,
+        lifespan=lifespan,
+    )
+    return Guard(app, site, settings)
+
+
+def json_error(status: int, message: str) -> JSONResponse:
+    """An error for a script (the play page's requests): ``{"error": message}``."""
+    return JSONResponse({"error": clean(message, 500)}, status_code=status)

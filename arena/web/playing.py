@@ -1,0 +1,342 @@
+"""A person playing a bot in the browser: ``arena play``'s game (``arena.play.play_against``: the
+same ``HumanPlayer`` with its undo and resign, the bot sandboxed in its process, the game
+stored in the play tournament of that game and bot) run in a thread, the person's lines coming
+from the page instead of a terminal.
+
+The page sends moves and commands (``undo``, ``resign``) as the lines a person would type; a
+``Watcher`` keeps the position and the moves for the page, which asks for them again whenever
+they change (a long poll on ``version``).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.games import Game, State, get_game
+from arena.live import remove_live, write_live
+from arena.match import Watcher
+from arena.pages import frames
+from arena.records import GameRecord, MoveRecord
+from arena.replay import result_sentence, seat_names
+from arena.store import Bot
+from arena.store import Game as GameRow
+from arena.text import clean
+from arena.timing import TimeControl
+
+log = logging.getLogger(__name__)
+
+#: the games a person can play in the browser
+PLAYABLE = ("tictactoe", "uttt", "othello", "xtreme")
+#: a move as the page sends it (any game's notation), or a command
+MOVE_TEXT = re.compile(r"[a-z0-9][a-z0-9 ,]{0,11}")
+COMMANDS = ("undo", "resign")
+#: a game nobody has moved in for this long is left (stored without a result)
+IDLE_SECONDS = 1800.0
+#: games in progress at once; more are refused until one ends
+MAX_GAMES = 8
+#: the longest move time a visitor may give the bot (seconds)
+MAX_MOVE_TIME = 60.0
+
+
+class PlayError(ValueError):
+    """A request to play that cannot be met (its message says why)."""
+
+
+class Feed:
+    """The person's input: the lines the page sends, read by the ``HumanPlayer``; none for
+    ``IDLE_SECONDS`` reads as the end of the input, and the game is left."""
+
+    def __init__(self, idle: float = IDLE_SECONDS) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.idle = idle
+
+    def readline(self) -> str:
+        """The next line from the page; empty when none came for ``idle`` seconds."""
+        try:
+            return self.lines.get(timeout=self.idle)
+        except queue.Empty:
+            return ""
+
+    def send(self, line: str) -> None:
+        """A line from the page."""
+        self.lines.put(line + "\n")
+
+
+class Notices:
+    """The person's output: what the ``HumanPlayer`` says to them. The page shows what answers
+    a request (a move refused, a take-back, nothing to take back); the board and the prompts it
+    draws itself."""
+
+    SHOWN = re.compile(r"(took back|nothing to take back|.*try again)")
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        self.changed = changed
+        self.pending = ""
+        self.notices: deque[str] = deque(maxlen=5)
+
+    def flush(self) -> None:
+        """Nothing to flush: every line is taken as it comes."""
+
+    def write(self, text: str) -> int:
+        """Take what the player says; keep the lines the page shows."""
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            said = re.sub(r"^.* to move \(ply \d+\) > ", "", line).strip()
+            if self.SHOWN.match(said):
+                self.notices.append(said)
+                self.changed()
+        return len(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """What a person chose to play: the game, the bot, their seat and the bot's move time."""
+
+    game: str
+    bot: str
+    seat: int
+    move_time: float
+
+
+class BrowserGame(Watcher):
+    """One game of a person in the browser against a bot, played in a thread of its own."""
+
+    def __init__(
+        self, game: Game, choice: Choice, bot_name: str, game_id: int, tournament_id: int, live: Path | None = None
+    ) -> None:
+        self.id = secrets.token_urlsafe(16)
+        self.live = live  # where onlookers read its moves as it goes (``arena.live``), if anywhere
+        self.game, self.choice = game, choice
+        self.bot_name = bot_name
+        self.game_id, self.tournament_id = game_id, tournament_id
+        self.state: State = game.initial_state()
+        self.moves: list[tuple[int, str, float]] = []
+        self.waiting = False  # the person is to move
+        self.over = False
+        self.record: GameRecord | None = None
+        self.failure: str | None = None
+        self.version = 0
+        self.changes = threading.Condition()
+        self.feed = Feed()
+        self.notices = Notices(self._changed)
+        self.thread: threading.Thread | None = None
+        self.last_seen = time.monotonic()
+
+    # -- the match loop's side -------------------------------------------------------------
+
+    def _changed(self) -> None:
+        with self.changes:
+            self.version += 1
+            self.changes.notify_all()
+
+    def _show(self) -> None:
+        """Let onlookers of the game's page see its moves (a take-back too)."""
+        if self.live is not None:
+            write_live(self.live, self.game_id, self.moves)
+
+    def to_move(self, state: State) -> None:
+        with self.changes:
+            self.state = state
+            if len(self.moves) > state.ply:  # a take-back
+                del self.moves[state.ply :]
+                self._show()
+            self.waiting = state.to_move == self.choice.seat
+        self._changed()
+
+    def moved(self, state: State, move: MoveRecord) -> bool:
+        with self.changes:
+            self.state = state
+            self.moves.append((move.seat, move.move, move.wall_ms))
+            self.waiting = False
+            self.notices.notices.clear()  # they answered the request this move ends
+            self._show()
+        self._changed()
+        return True
+
+    def finish(self, record: GameRecord | None, failure: str | None) -> None:
+        """The game is over (``record``), or could not be played (``failure``)."""
+        if self.live is not None:
+            remove_live(self.live, [self.game_id])
+        with self.changes:
+            self.record, self.failure = record, failure
+            self.over, self.waiting = True, False
+        self._changed()
+
+    # -- the page's side -------------------------------------------------------------------
+
+    def act(self, action: str, move: str | None) -> None:
+        """A move (``action`` "move") or a command from the page; ``PlayError`` if it is not one."""
+        if self.over:
+            raise PlayError("the game is over")
+        if action in COMMANDS:
+            self.feed.send(action)
+        elif action == "move" and move is not None and MOVE_TEXT.fullmatch(move):
+            if not self.waiting:
+                raise PlayError("it is not your turn")
+            self.feed.send(move)
+        else:
+            raise PlayError("send a move, undo or resign")
+
+    def leave(self) -> None:
+        """The person (or the server) leaves: the game is stored without a result."""
+        if not self.over:
+            self.feed.send("quit")
+
+    def wait(self, after: int, timeout: float) -> None:
+        """Until the game changes after ``version`` ``after``, or ``timeout`` seconds."""
+        self.last_seen = time.monotonic()
+        with self.changes:
+            self.changes.wait_for(lambda: self.version != after, timeout)
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the page shows: the position, the moves, whose turn, the legal moves when it is
+        the person's, and the result when it is over."""
+        with self.changes:
+            state, moves, waiting, over = self.state, list(self.moves), self.waiting, self.over
+            record, failure, version = self.record, self.failure, self.version
+            notices = list(self.notices.notices)
+        game, seat = self.game, self.choice.seat
+        seats = ["you", self.bot_name] if seat == 0 else [self.bot_name, "you"]
+        result = None
+        if record is not None:
+            result = result_sentence(
+                game.name,
+                (seats[0], seats[1]),
+                record.winner,
+                record.termination.value,
+                record.offender,
+                record.points,
+                "finished",
+            )
+        legal = [game.format_move(m) for m in state.legal_moves()] if waiting and not state.is_terminal else []
+        return {
+            "version": version,
+            "game": game.name,
+            "seat": seat,
+            "names": list(seat_names(game.name)),
+            "seats": seats,
+            "moves": [[s, t, round(w, 2)] for s, t, w in moves],
+            "frame": frames(game, [state])[0],
+            "before": frames(game, [game.replay([t for _, t, _ in moves[:-1]])])[0] if moves else None,
+            "last": moves[-1][1] if moves else None,
+            "waiting": waiting,
+            "legal": legal,
+            "over": over,
+            "result": result,
+            "failure": failure,
+            "notice": notices[-1] if notices else None,
+            "game_url": f"/t/{self.tournament_id}/games/{self.game_id}.html",
+            "can_undo": any(s == seat for s, _, _ in moves) and waiting,
+        }
+
+
+class Tables:
+    """The games people are playing on this server: started, found by id, left at shutdown."""
+
+    def __init__(self, sessions: sessionmaker[Session], base: Path, live: Path | None = None) -> None:
+        self.sessions = sessions
+        self.base = base
+        self.live = live
+        self.games: dict[str, BrowserGame] = {}
+        self.lock = threading.Lock()
+
+    def bots(self, game: str) -> list[str]:
+        """The bots a person may play at ``game``: the built-in ones that play it, then the
+        registered ones (a visitor never names a file or a module of their own)."""
+        from sqlalchemy import select
+
+        from arena.builtins import builtin_bots
+
+        names = [bot.module for bot in builtin_bots() if game in bot.games]
+        with self.sessions() as session:
+            registered = session.scalars(select(Bot.name).where(Bot.registered.is_(True)).distinct())
+            names += sorted(set(registered) - set(names))
+        return names
+
+    def start(self, choice: Choice) -> BrowserGame:
+        """Start a game as ``choice`` says; ``PlayError`` if it cannot be played."""
+        from arena import roster
+        from arena.play import find_opponent, play_against, prepare_game
+
+        if choice.game not in PLAYABLE:
+            raise PlayError(f"choose a game: {', '.join(PLAYABLE)}")
+        if choice.seat not in (0, 1):
+            raise PlayError("choose a side: x (first) or o (second)")
+        if not 0.01 <= choice.move_time <= MAX_MOVE_TIME:
+            raise PlayError(f"the bot's move time is from 0.01 to {MAX_MOVE_TIME:g} seconds")
+        if choice.bot not in self.bots(choice.game):
+            raise PlayError(f"there is no bot {choice.bot!r} for {choice.game} here")
+        with self.lock:
+            self._forget_finished()
+            if sum(not g.over for g in self.games.values()) >= MAX_GAMES:
+                raise PlayError(f"{MAX_GAMES} games are being played here already; try again when one ends")
+            game = get_game(choice.game)
+            with self.sessions.begin() as session:
+                bot = find_opponent(session, choice.bot, {}, self.base)
+                game_id = prepare_game(session, game, bot, choice.seat)
+                tournament_id = session.get_one(GameRow, game_id).tournament_id
+                spec = roster.spec(bot, bot.name)
+                session.expunge(bot)
+            table = BrowserGame(game, choice, clean(bot.name, 60), game_id, tournament_id, self.live)
+            self.games[table.id] = table
+        clock = TimeControl(move=choice.move_time, grace=0.1, startup=30.0)
+
+        def run() -> None:
+            record, failure = None, None
+            try:
+                record = play_against(
+                    self.sessions,
+                    game,
+                    bot,
+                    spec,
+                    choice.seat,
+                    clock,
+                    table.feed,
+                    table.notices,
+                    watch=table,
+                    game_id=game_id,
+                )
+            except Exception as error:  # the page says so; the server goes on
+                log.exception("game %d in the browser failed", game_id)
+                failure = clean(f"the game could not go on: {error}", 500)
+            table.finish(record, failure)
+
+        table.thread = threading.Thread(target=run, name=f"arena-play-{game_id}", daemon=True)
+        table.thread.start()
+        return table
+
+    def find(self, table_id: str) -> BrowserGame | None:
+        """The game ``table_id``, if it is here."""
+        with self.lock:
+            return self.games.get(table_id)
+
+    def _forget_finished(self) -> None:
+        """Forget games over for a while (their pages then point to the stored game)."""
+        now = time.monotonic()
+        for key, table in list(self.games.items()):
+            if table.over and now - table.last_seen > 600:
+                del self.games[key]
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Leave every game in progress (stored without a result) and wait for them."""
+        with self.lock:
+            tables = list(self.games.values())
+        for table in tables:
+            table.leave()
+        deadline = time.monotonic() + timeout
+        for table in tables:
+            if table.thread is not None:
+                table.thread.join(max(0.0, deadline - time.monotonic()))

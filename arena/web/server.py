@@ -1,0 +1,136 @@
+"""``arena serve`` put together: the database opened (read-only unless people may play), the
+pages, and the routes of playing a bot in the browser."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from arena.database import open_store
+from arena.errors import ArenaError
+from arena.live import live_folder, read_live, sqlite_file
+from arena.web.app import Guard, Settings, create_app, error_page, json_error
+from arena.web.playing import MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
+from arena.web.site import LiveMoves, Site
+
+#: the longest a page's request for news of its game waits (seconds)
+LONG_POLL = 20.0
+
+
+def build(url: str, host: str = "127.0.0.1", play: bool = True, token: str | None = None) -> Guard:
+    """The web app over the database at ``url``; people may play a bot if ``play``. Read-only,
+    an SQLite file that is not there yet is an ``ArenaError`` (it would never be seen)."""
+    database = sqlite_file(url)
+    if not play and database is not None and not database.exists():
+        raise ArenaError(
+            f"there is no database at {database} yet: run a tournament there first, "
+            "or serve it with --play, which creates it"
+        )
+    sessions = open_store(url) if play else open_store(url, read_only=True)
+    site = Site(sessions, live_moves=live_reader(url))
+    settings = Settings(host=host, play=play, token=token)
+    if not play:
+        return create_app(site, settings, extra=[Route("/play", _no_play(site), methods=["GET", "POST"])])
+    tables = Tables(sessions, Path.cwd(), live_folder(url))
+
+    async def leave_games() -> None:
+        await asyncio.to_thread(tables.close)
+
+    return create_app(site, settings, extra=play_routes(site, settings, tables), on_shutdown=leave_games)
+
+
+def live_reader(url: str) -> LiveMoves | None:
+    """What reads the moves of games in progress at ``url`` from the run's live files, if any."""
+    folder = live_folder(url)
+    if folder is None:
+        return None
+    return functools.partial(read_live, folder)
+
+
+def _no_play(site: Site) -> Callable[[Request], Response]:
+    def refuse(request: Request) -> Response:
+        return error_page(
+            site, 403, "this server is read-only: playing a bot is off ('arena serve --play' turns it on)"
+        )
+
+    return refuse
+
+
+def play_routes(site: Site, settings: Settings, tables: Tables) -> list[BaseRoute]:
+    """Choosing a game and a bot, the game's page, its news and the person's actions."""
+
+    def choose(request: Request) -> HTMLResponse:
+        bots: dict[str, list[str]] = {}  # each bot once, with the games it plays
+        for game in PLAYABLE:
+            for bot in tables.bots(game):
+                bots.setdefault(bot, []).append(game)
+        return HTMLResponse(
+            site.render("play_choose.html", play=True, games=PLAYABLE, bots=bots, max_move_time=MAX_MOVE_TIME)
+        )
+
+    async def start(request: Request) -> Response:
+        form = await request.form()
+        try:
+            choice = Choice(
+                game=str(form.get("game", "")),
+                bot=str(form.get("bot", "")),
+                seat={"x": 0, "o": 1}[str(form.get("seat", ""))],
+                move_time=float(str(form.get("move_time", ""))),
+            )
+        except (KeyError, ValueError):
+            return error_page(site, 400, "choose a game, a bot, a side (x or o) and the bot's move time in seconds")
+        try:
+            table = await asyncio.to_thread(tables.start, choice)
+        except PlayError as error:
+            return error_page(site, 400, str(error))
+        return RedirectResponse(f"/play/{table.id}", status_code=303)
+
+    def page(request: Request) -> Response:
+        table = tables.find(request.path_params["table"])
+        if table is None:
+            return error_page(site, 404, "there is no such game here (it may have ended a while ago)")
+        return HTMLResponse(site.render("play.html", play=True, table=table, choice=table.choice))
+
+    async def state(request: Request) -> Response:
+        table = tables.find(request.path_params["table"])
+        if table is None:
+            return json_error(404, "there is no such game here")
+        try:
+            after = int(request.query_params.get("after", "-1"))
+        except ValueError:
+            return json_error(400, "after: a version number")
+        waited = 0.0
+        while after == table.version and waited < LONG_POLL and not settings.stopping.is_set():
+            await asyncio.to_thread(table.wait, after, 0.5)
+            waited += 0.5
+        return JSONResponse(table.snapshot(), headers={"cache-control": "no-store"})
+
+    async def act(request: Request) -> Response:
+        table = tables.find(request.path_params["table"])
+        if table is None:
+            return json_error(404, "there is no such game here")
+        try:
+            body = json.loads(await request.body())
+            action, move = body["action"], body.get("move")
+            if not isinstance(action, str) or not (move is None or isinstance(move, str)):
+                raise TypeError
+            table.act(action, move)
+        except (ValueError, KeyError, TypeError) as error:
+            message = str(error) if isinstance(error, PlayError) else 'send JSON: {"action": "move", "move": "4"}'
+            return json_error(400, message)
+        return JSONResponse({"ok": True})
+
+    return [
+        Route("/play", choose, methods=["GET"]),
+        Route("/play", start, methods=["POST"]),
+        Route("/play/{table}", page),
+        Route("/play/{table}/state", state),
+        Route("/play/{table}/act", act, methods=["POST"]),
+    ]

@@ -1,0 +1,197 @@
+"""The read side of ``arena serve``: a tournament's pages rendered on request from the same
+templates and values as the static report (``arena/pages.py``), with each tournament's results
+kept until its games change.
+
+A tournament's ``stamp`` (its status, its games finished and scheduled, the last finish) is one
+small query; the results (ratings replayed over every game) are loaded again only when the
+stamp moves, so a page is cheap to serve while ``arena run`` writes the database from another
+process, and the live updates are the stamp seen to move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.errors import ArenaError
+from arena.games import get_game_from_spec
+from arena.listings import tournament_rows
+from arena.pages import (
+    crosstable_values,
+    environment,
+    game_data,
+    game_values,
+    index_values,
+    site_context,
+    team_file,
+    team_values,
+    think_times,
+)
+from arena.nodestats import NodeLine, node_lines
+from arena.results import Results, load_moves, load_results
+from arena.store import Game, Move, Tournament
+from arena.tables import GameSummary
+
+#: what a tournament's pages depend on: status, games scheduled, finished, last finish, voids
+Stamp = tuple[Any, ...]
+#: the moves of a game in progress, from the run's live files: game id -> moves, or ``None``
+LiveMoves = Callable[[int], list[tuple[int, str, float]] | None]
+
+
+def stamp_token(stamp: Stamp) -> str:
+    """A short text that changes with ``stamp`` (a page says with it what it shows)."""
+    return hashlib.sha256(repr(stamp).encode()).hexdigest()[:16]
+
+
+class NotFound(ArenaError):
+    """What a request names is not in the database (a tournament, a team, a game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cached:
+    """A tournament's results as of ``stamp``."""
+
+    stamp: Stamp
+    found: Results
+    context: dict[str, Any]
+    nodes: list[NodeLine]
+
+
+class Site:
+    """Renders the pages of the tournaments in one database (thread-safe)."""
+
+    def __init__(self, sessions: sessionmaker[Session], live_moves: LiveMoves | None = None) -> None:
+        self.sessions = sessions
+        self.live_moves = live_moves
+        self.env = environment()
+        self._cache: dict[int, Cached] = {}
+        self._lock = threading.Lock()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def stamp(self, tournament_id: int) -> Stamp:
+        """What changes whenever the tournament's pages do; ``NotFound`` if there is none."""
+        with self.sessions() as session:
+            status = session.scalar(select(Tournament.status).where(Tournament.id == tournament_id))
+            if status is None:
+                raise NotFound(f"there is no tournament {tournament_id} in this database")
+            row = session.execute(
+                select(
+                    func.count(),
+                    func.count().filter(Game.status == "finished"),
+                    func.max(Game.finished_at),
+                    func.sum(Game.replays),
+                ).where(Game.tournament_id == tournament_id)
+            ).one()
+        return (status, *row)
+
+    def cached(self, tournament_id: int) -> Cached:
+        """The tournament's results, loaded again if its games changed since they were last."""
+        stamp = self.stamp(tournament_id)
+        known = self._cache.get(tournament_id)
+        if known is not None and known.stamp == stamp:
+            return known
+        with self._lock:  # one load at a time: a burst of requests after a change waits for it
+            known = self._cache.get(tournament_id)
+            if known is not None and known.stamp == stamp:
+                return known
+            with self.sessions() as session:
+                tournament = session.get(Tournament, tournament_id)
+                if tournament is None:
+                    raise NotFound(f"there is no tournament {tournament_id} in this database")
+                found = load_results(session, tournament)
+                nodes = node_lines(session, tournament_id)
+            known = Cached(stamp, found, site_context(found, served=True), nodes)
+            self._cache[tournament_id] = known
+            return known
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """Every tournament, newest first, with its id."""
+        with self.sessions() as session:
+            rows = tournament_rows(session)
+            ids = dict(session.execute(select(Tournament.name, Tournament.id)).all())
+        for row in rows:
+            row["id"] = ids[row["name"]]
+        return rows[::-1]
+
+    def game_moves(self, summary: GameSummary) -> tuple[list[tuple[int, str, float]], bool]:
+        """A game's moves and whether they are all it will have: a finished game's stored
+        moves, or those a game in progress has played so far (from the run's live files)."""
+        if summary.status != "finished" and self.live_moves is not None:
+            live = self.live_moves(summary.id)
+            if live is not None:
+                return live, False
+        with self.sessions() as session:
+            status = session.scalar(select(Game.status).where(Game.id == summary.id))
+            rows = session.execute(
+                select(Move.seat, Move.move, Move.wall_ms).where(Move.game_id == summary.id).order_by(Move.ply)
+            ).all()
+        return [(seat, text, wall) for seat, text, wall in rows], status == "finished"
+
+    # -- pages -----------------------------------------------------------------------------
+
+    def render(self, template: str, **values: Any) -> str:
+        """A template rendered with ``values``."""
+        return self.env.get_template(template).render(**values)
+
+    def page(self, tournament_id: int, template: str, root: str, cached: Cached | None = None, **values: Any) -> str:
+        """One of a tournament's pages (from its results as of ``cached``, else the latest)."""
+        cached = cached or self.cached(tournament_id)
+        return self.render(template, root=root, found=cached.found, **cached.context, **values)
+
+    def index(self, tournament_id: int, root: str, events: str) -> str:
+        """The overview, which follows the tournament's progress from ``events``: the address
+        says what the page shows (``?seen=``), so a change before the page listens is not lost."""
+        cached = self.cached(tournament_id)
+        live = f"{events}?seen={stamp_token(cached.stamp)}"
+        values = index_values(cached.found)
+        return self.page(tournament_id, "index.html", root, cached, live=live, nodes=cached.nodes, **values)
+
+    def crosstable(self, tournament_id: int, root: str) -> str:
+        """The crosstable."""
+        return self.page(tournament_id, "crosstable.html", root, **crosstable_values(self.cached(tournament_id).found))
+
+    def games(self, tournament_id: int, root: str) -> str:
+        """The games list (filtered in the page)."""
+        return self.page(tournament_id, "games.html", root)
+
+    def team(self, tournament_id: int, file: str, root: str) -> str:
+        """A team's page, by its file name (``teams/<file>``)."""
+        found = self.cached(tournament_id).found
+        team = next((t for t in found.teams if team_file(t) == file), None)
+        if team is None:
+            raise NotFound(f"there is no team page {file!r} in tournament {found.tournament.name!r}")
+        with self.sessions() as session:
+            moves = load_moves(session, found.tournament)
+        times = think_times(found, moves)
+        return self.page(tournament_id, "team.html", root, **team_values(found, team, times[team.name]))
+
+    def summary(self, tournament_id: int, game_id: int) -> tuple[GameSummary, tuple[int | None, int | None]]:
+        """A game of the tournament, and the games before and after it."""
+        found = self.cached(tournament_id).found
+        ids = [g.id for g in found.games]
+        if game_id not in ids:
+            raise NotFound(f"there is no game {game_id} in tournament {found.tournament.name!r}")
+        at = ids.index(game_id)
+        neighbours = (ids[at - 1] if at else None, ids[at + 1] if at + 1 < len(ids) else None)
+        return found.games[at], neighbours
+
+    def game_data(self, tournament_id: int, game_id: int) -> tuple[dict[str, Any], GameSummary, bool]:
+        """A game's replay data (``pages.game_data``), its summary, and whether it is over."""
+        summary, _ = self.summary(tournament_id, game_id)
+        game = get_game_from_spec(self.cached(tournament_id).found.tournament.game)
+        moves, over = self.game_moves(summary)
+        return game_data(game, summary, moves), summary, over
+
+    def game(self, tournament_id: int, game_id: int, root: str, events: str) -> str:
+        """A game's page with its replay; one in progress follows its moves from ``events``."""
+        summary, neighbours = self.summary(tournament_id, game_id)
+        data, summary, over = self.game_data(tournament_id, game_id)
+        values = game_values(data, summary, neighbours)
+        return self.page(tournament_id, "game.html", root, live_game=None if over else events, **values)

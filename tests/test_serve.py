@@ -1,0 +1,283 @@
+"""``arena serve`` over HTTP (Starlette's TestClient): the pages are the report's, bad requests
+get a short 4xx page and never a traceback, text from bots is escaped, a server bound to
+another address needs its token, a read-only server refuses play, forms from other sites are
+refused, and the command line says where it serves."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import sqlite3
+import threading
+import time
+from contextlib import closing
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from arena.errors import ArenaError
+from arena.web.server import build
+from tests.fixtures.harnesskit import arena, start_arena, stop
+
+LOCAL = "http://127.0.0.1"
+HOSTILE = "<script>alert(1)</script>"
+TOKEN = "a-token-of-the-test-1234"
+
+
+def client(app, base: str = LOCAL, **headers: str) -> TestClient:
+    return TestClient(app, base_url=base, raise_server_exceptions=False, headers=headers)
+
+
+def no_traceback(text: str) -> bool:
+    return "Traceback" not in text and 'File "' not in text
+
+
+@pytest.fixture
+def hostile_url(league_url):
+    """The league, its first bot renamed to a script and a game's stderr holding one."""
+    path = league_url.removeprefix("sqlite:///")
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("UPDATE bots SET name = ?, description = ? WHERE id = 1", (HOSTILE, HOSTILE))
+        connection.execute("UPDATE games SET stderr0 = ? WHERE id = 1", ("</pre>" + HOSTILE,))
+        connection.commit()
+    return league_url
+
+
+def test_every_page_of_a_tournament_is_served(league_url):
+    with client(build(league_url, play=False)) as web:
+        home = web.get("/")
+        tid = re.search(r'href="/t/(\d+)/index.html"', home.text)[1]
+        index = web.get(f"/t/{tid}/index.html")
+        team = re.search(rf'href="(/t/{tid}/teams/[^"]+)"', index.text)[1]
+        pages = [f"/t/{tid}/{p}" for p in ("index.html", "crosstable.html", "games.html", "games/1.html")]
+        assert [web.get(path).status_code for path in [*pages, team, "/assets/replay.js"]] == [200] * 6
+        assert web.get(f"/t/{tid}/", follow_redirects=False).headers["location"] == f"/t/{tid}/index.html"
+        assert re.search(rf'data-live="/t/{tid}/events\?seen=[0-9a-f]{{16}}"', index.text)
+
+
+def events(app, path: str) -> list[str]:
+    """The events the stream at ``path`` sends in its first second (then the server stops it)."""
+    timer = threading.Timer(1.0, app.stop_streams)
+    timer.start()
+    with client(app) as web, web.stream("GET", path) as stream:
+        lines = list(stream.iter_lines())
+    timer.join()
+    return [line for line in lines if line.startswith("event:")]
+
+
+def test_the_overview_stream_says_at_once_when_the_page_is_out_of_date(league_url):
+    app = build(league_url, play=False)
+    with client(app) as web:
+        seen = re.search(r"events\?seen=(\w+)", web.get("/t/1/index.html").text)[1]
+    assert events(app, f"/t/1/events?seen={seen}") == []
+    assert events(build(league_url, play=False), "/t/1/events?seen=0123456789abcdef") == ["event: changed"]
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/t/99/index.html", 404),
+        ("/t/1/games/99999.html", 404),
+        ("/t/1/teams/nobody.html", 404),
+        ("/t/abc/index.html", 404),
+        ("/assets/secret.py", 404),
+        ("/assets/..%2F..%2Fpyproject.toml", 404),
+        ("/nowhere", 404),
+        ("/play/no-such-game", 404),
+        ("/t/99/events", 404),
+        ("/t/1/games/99999/events", 404),
+    ],
+)
+def test_a_bad_request_gets_a_short_page_without_a_traceback(league_url, path, status):
+    with client(build(league_url, play=True)) as web:
+        answer = web.get(path)
+    assert answer.status_code == status
+    assert answer.headers["content-type"].startswith("text/html")
+    assert no_traceback(answer.text) and '<p class="lede" id="message">' in answer.text
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        {},
+        {"game": "chess", "bot": "bots.randombot", "seat": "x", "move_time": "1"},
+        {"game": "tictactoe", "bot": "/etc/passwd", "seat": "x", "move_time": "1"},
+        {"game": "tictactoe", "bot": "bots.randombot", "seat": "z", "move_time": "1"},
+        {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "nan"},
+        {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1e9"},
+    ],
+)
+def test_a_bad_choice_of_game_is_refused_with_a_400(league_url, form):
+    with client(build(league_url, play=True)) as web:
+        answer = web.post("/play", data=form, follow_redirects=False)
+    assert answer.status_code == 400 and no_traceback(answer.text)
+
+
+def test_bad_actions_in_a_game_are_refused_with_a_400(league_url):
+    with client(build(league_url, play=True)) as web:
+        form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "o", "move_time": "1"}
+        where = web.post("/play", data=form, follow_redirects=False).headers["location"]
+        answers = [
+            web.post(f"{where}/act", content=b"not json"),
+            web.post(f"{where}/act", json={"action": "launch"}),
+            web.post(f"{where}/act", json={"action": "move", "move": "<b>"}),
+            web.post(f"{where}/act", json={"action": "move", "move": 4}),
+            web.get(f"{where}/state?after=x"),
+        ]
+        web.post(f"{where}/act", json={"action": "resign"})
+    assert [a.status_code for a in answers] == [400] * 5
+    assert all(set(a.json()) == {"error"} for a in answers)
+
+
+def test_text_from_bots_is_escaped_on_every_page(hostile_url):
+    with client(build(hostile_url, play=False)) as web:
+        index = web.get("/t/1/index.html").text
+        team = re.search(r'href="(/t/1/teams/[^"]+)"', index)[1]
+        pages = [index, web.get("/t/1/games.html").text, web.get("/t/1/games/1.html").text, web.get(team).text]
+    assert all(HOSTILE not in page for page in pages)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pages[0]
+    assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in pages[2]
+
+
+def test_a_server_bound_to_another_address_needs_its_token(league_url):
+    app = build(league_url, host="0.0.0.0", play=False, token=TOKEN)
+    with client(app, base="http://192.0.2.7:8000") as web:
+        refused = web.get("/t/1/index.html")
+        wrong = web.get("/?token=not-the-token")
+        first = web.get(f"/?token={TOKEN}")
+        later = web.get("/t/1/index.html")  # the cookie the first visit set
+    with client(app, base="http://192.0.2.7:8000", authorization=f"Bearer {TOKEN}") as web:
+        scripted = web.get("/t/1/crosstable.html")
+    assert (refused.status_code, wrong.status_code) == (401, 401)
+    assert "needs its token" in refused.text and no_traceback(refused.text)
+    assert (first.status_code, later.status_code, scripted.status_code) == (200, 200, 200)
+    assert "HttpOnly" in first.headers["set-cookie"]
+
+
+def test_a_local_server_answers_to_local_names_only(league_url):
+    app = build(league_url, play=False)
+    with client(app, base="http://attacker.example") as web:
+        rebound = web.get("/")
+    with client(app, base="http://localhost:8000") as web:
+        local = web.get("/")
+    assert (rebound.status_code, local.status_code) == (400, 200)
+
+
+def test_a_read_only_server_refuses_play_and_never_writes(league_url):
+    path = Path(league_url.removeprefix("sqlite:///"))
+    before = path.read_bytes()
+    with client(build(league_url, play=False)) as web:
+        choose = web.get("/play")
+        start = web.post("/play", data={"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"})
+        home = web.get("/")
+    assert (choose.status_code, start.status_code) == (403, 403)
+    assert "read-only" in start.text and 'href="/play"' not in home.text
+    assert path.read_bytes() == before
+
+
+def test_a_read_only_server_of_a_database_not_made_yet_says_so(tmp_path):
+    with pytest.raises(ArenaError, match=r"no database at .*none\.db yet"):
+        build(f"sqlite:///{tmp_path / 'none.db'}", play=False)
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_a_form_from_another_site_is_refused(league_url):
+    with client(build(league_url, play=True), origin="http://attacker.example") as web:
+        answer = web.post("/play", data={"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"})
+    assert answer.status_code == 403
+
+
+def test_the_choice_lists_the_builtin_bots_of_each_game(league_url):
+    with client(build(league_url, play=True)) as web:
+        page = web.get("/play").text
+    games = dict(re.findall(r'<option value="(bots\.[a-z]+)" data-games="([a-z ]*)"', page))
+    assert games["bots.randombot"].split() == ["tictactoe", "uttt", "othello", "xtreme"]
+    assert "uttt" in games["bots.uct"].split()
+
+
+# ---------------------------------------------------------------- the command
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def answer(address: str, patience: float = 60.0) -> httpx.Response:
+    """``address`` fetched once the server answers."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return httpx.get(address, timeout=10)
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, "arena serve did not answer"
+            time.sleep(0.2)
+
+
+def test_arena_serve_says_where_it_serves_and_stops_on_ctrl_c(league_url, tmp_path):
+    port = free_port()
+    server = start_arena("serve", "--db", league_url, "--port", str(port), "--no-play", cwd=tmp_path)
+    try:
+        page = answer(f"http://127.0.0.1:{port}/t/1/index.html")
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            stop(server)
+    assert page.status_code == 200 and "<h1>league</h1>" in page.text
+    assert f"http://127.0.0.1:{port}/ (read-only); Ctrl-C stops" in out
+    assert server.returncode == 130 and "Traceback" not in err  # as every command stopped by Ctrl-C
+
+
+def test_arena_serve_on_another_address_makes_a_token_and_needs_it(league_url, tmp_path):
+    port = free_port()
+    server = start_arena("serve", "--db", league_url, "--host", "0.0.0.0", "--port", str(port), cwd=tmp_path)
+    try:
+        refused = answer(f"http://127.0.0.1:{port}/")
+        server.send_signal(signal.SIGINT)
+        out, _ = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            stop(server)
+    token = re.search(r"\?token=([A-Za-z0-9_-]+) \(read-only\)", out)[1]
+    assert refused.status_code == 401 and len(token) >= 20
+
+
+def test_a_short_token_is_refused(league_url, tmp_path):
+    done = arena("serve", "--db", league_url, "--token", "short", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--token: use at least 12 characters" in done.stderr
+
+
+def main_part(html: str) -> str:
+    return html.split("<main", 1)[1].split("</main>", 1)[0]
+
+
+@pytest.mark.parametrize("page", ["index.html", "crosstable.html", "games.html", "games/3.html"])
+def test_a_served_page_shows_what_the_static_report_writes(staged_url, tmp_path, page):
+    from arena.database import open_store
+    from arena.report import write_report
+
+    write_report(open_store(staged_url), None, tmp_path / "site")
+    written = (tmp_path / "site" / page).read_text()
+    with client(build(staged_url, play=False)) as web:
+        served = web.get(f"/t/1/{page}").text
+    root = "../" if "/" in page else ""
+    assert main_part(served).replace("/t/1/", root) == main_part(written)
+
+
+def test_a_failure_of_the_server_is_a_500_page_without_a_traceback(league_url, monkeypatch):
+    app = build(league_url, play=False)
+
+    def fails(*args):
+        raise RuntimeError("a secret of the server's own")
+
+    monkeypatch.setattr(app.site, "index", fails)
+    with client(app) as web:
+        answer = web.get("/t/1/index.html")
+    assert answer.status_code == 500
+    assert no_traceback(answer.text) and "a secret" not in answer.text
