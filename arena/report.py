@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.games import Game, get_game_from_spec
 from arena.lookup import find_tournament
+from arena.nodestats import node_lines
 from arena.pages import (
     ASSETS,
     TEMPLATES,
@@ -42,7 +43,6 @@ from arena.pages import (
     team_values,
     think_times,
 )
-from arena.nodestats import node_lines
 from arena.results import Results, load_moves, load_results
 from arena.tables import GameSummary
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.config import GameDef, TimeDef
@@ -29,6 +30,7 @@ from arena.seasons import (
     Standing,
     Submission,
     active,
+    bot_name,
     folder_for,
     get_season,
     ladder_name,
@@ -39,6 +41,8 @@ from arena.seasons import (
 from arena.store import Bot, Entry, Game, Tournament, count
 from arena.uploads import UploadError, unpack
 
+#: times a submission is stored again after another one of its team took its version number
+TAKE_ATTEMPTS = 5
 #: the ``config_hash`` of a season's ladder tournament (never a command's default tournament)
 SEASON_HASH = "season"
 
@@ -49,9 +53,11 @@ def create_season(
     sessions: sessionmaker[Session], name: str, game: GameDef, time_def: TimeDef, folder: Path, keep: int = 1
 ) -> None:
     """Store a new season and its ladder tournament; ``SeasonError`` if the name is taken."""
-    from arena.config import name_problem
+    from arena.config import NAME, name_problem
 
     problem = name_problem(name)
+    if not problem and not NAME.match(f"{ladder_name(name)} final"):  # its ladder's and its final's names
+        problem = "use letters, digits, spaces and . _ + - (at most 88 characters), a letter or digit first"
     if problem:
         raise SeasonError(f"season {name!r}: {problem}")
     with sessions.begin() as session:
@@ -108,8 +114,42 @@ def submit(
     in the sandbox (a whole game against itself); store it as ``active`` or ``error``."""
     if interface not in ("python", "course2019"):
         raise SeasonError(f"interface must be python or course2019, not {interface!r}")
+    for attempt in range(TAKE_ATTEMPTS):
+        try:
+            taken = _take(sessions, season_name, token, filename, data, interface, now)
+            break
+        except IntegrityError:  # another submission of the team took the version number first
+            if attempt == TAKE_ATTEMPTS - 1:
+                raise SeasonError("other submissions of this team are being taken; try again in a moment") from None
+    submission_id, name, folder, game, time_def, package = taken
+    try:
+        if interface == "course2019" and not filename.endswith(".py"):
+            raise UploadError("a course2019 bot is one .py file")
+        target, base = unpack(filename, data, folder, package)
+    except UploadError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        return _finish(sessions, submission_id, "error", f"refused: {error}")
+    try:
+        status, text, bot_id = _validate(sessions, name, interface, target, base, game, time_def)
+    except Exception as error:  # the harness failed, not the bot: the submission must not stay "validating"
+        log.exception("validating submission %d failed", submission_id)
+        status, text, bot_id = "error", f"it could not be validated: {type(error).__name__}: {error}", None
+    return _finish(sessions, submission_id, status, text, str(base / target), bot_id)
+
+
+def _take(
+    sessions: sessionmaker[Session],
+    season_name: str,
+    token: str,
+    filename: str,
+    data: bytes,
+    interface: str,
+    now: Callable[[], float],
+) -> tuple[int, str, Path, dict[str, Any], dict[str, Any], str]:
+    """Store a new submission as ``validating``: (its id, its bot's name, its folder, the
+    season's game and time control, the package name of a zipped bot of it)."""
     with sessions.begin() as session:
-        season = get_season(session, season_name)
+        season = get_season(session, season_name, list_others=False)
         if season.status != "open":
             raise SeasonError(f"season {season_name!r} is frozen: it takes no more submissions")
         team = team_of_token(session, season, token)
@@ -123,18 +163,18 @@ def submit(
         submission.status, submission.created_at = "validating", now()
         session.add(submission)
         session.flush()
-        submission_id, team_name, game, time_def = submission.id, team.name, season.game, season.time_control
-    try:
-        entry = unpack(filename, data, folder)
-    except UploadError as error:
-        shutil.rmtree(folder, ignore_errors=True)
-        return _finish(sessions, submission_id, "error", f"refused: {error}")
-    status, text, bot_id = _validate(sessions, f"{team_name}@{season_name}", interface, entry, game, time_def)
-    return _finish(sessions, submission_id, status, text, str(entry), bot_id)
+        package = f"season{season.id}_team{team.id}_v{version}"
+        return submission.id, bot_name(season, team), folder, season.game, season.time_control, package
 
 
 def _validate(
-    sessions: sessionmaker[Session], name: str, interface: str, entry: Path, game: dict[str, Any], time_def: Any
+    sessions: sessionmaker[Session],
+    name: str,
+    interface: str,
+    target: str,
+    base: Path,
+    game: dict[str, Any],
+    time_def: Any,
 ) -> tuple[str, str, int | None]:
     """Register the bot (loaded in the sandbox, asked what it is), then play it against itself
     under the season's time control: (status, log, bot id)."""
@@ -148,11 +188,11 @@ def _validate(
             sessions,
             name=name,
             kind=interface,
-            target=str(entry),
+            target=target,
             params={},
             games=[game["name"]],
             python=None,
-            base=entry.parent,
+            base=base,
             smoke=Smoke(play=False),
         )
     except (RegistrationError, ArenaError) as error:
@@ -234,10 +274,10 @@ def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tup
         ladder.join(name)
     finished = session.execute(
         select(Game.seat0, Game.seat1, Game.winner)
-        .where(Game.tournament_id == season.tournament_id, Game.status == "finished", Game.offender.is_(None))
+        .where(Game.tournament_id == season.tournament_id, Game.status == "finished", Game.termination != "aborted")
         .order_by(Game.id)
     )
-    for seat0, seat1, winner in finished:
+    for seat0, seat1, winner in finished:  # a forfeit is the offender's loss (its winner is the other)
         ladder.record(names[seat0], names[seat1], winner)
     on = {f"{team.name} v{submission.version}": (team, submission) for team, submission in active(session, season)}
     for name in set(ladder.standings) - set(on):
@@ -283,7 +323,8 @@ def play_ladder(
             control = TimeDef.model_validate(season.time_control).control()
             batch: list[tuple[str, str]] = []
             taken: set[frozenset[str]] = set()
-            for _ in range(min(workers, len(on) * (len(on) - 1) // 2, (games or workers) - played)):
+            wanted = workers if games is None else games - played
+            for _ in range(min(workers, len(on) * (len(on) - 1) // 2, wanted)):
                 first, second = pairing.next(ladder, rng, taken)
                 taken.add(frozenset((first, second)))
                 batch.append((first, second))
@@ -320,14 +361,19 @@ def _rng(seed: str) -> Any:
     return random.Random(derive_seed("ladder", seed, time.time_ns()))
 
 
-def freeze(sessions: sessionmaker[Session], season_name: str, top: int, games_per_pair: int = 2) -> str:
-    """The tournament file of the season's final: its ``top`` best active versions, each pinned
-    to its stored file, in one round robin; the season takes no more submissions."""
+def freeze(sessions: sessionmaker[Session], season_name: str, top: int, folder: Path, games_per_pair: int = 2) -> str:
+    """The tournament file of the season's final, to be written in ``folder``: its ``top`` best
+    teams, each by its best active version pinned to its stored file (a zipped bot's package is
+    copied into ``folder``, beside the file, where a tournament finds its modules), in one round
+    robin; the season takes no more submissions."""
     if top < 2:
         raise SeasonError("--top: a final needs at least two teams")
-    best = standings(sessions, season_name)[:top]
+    best: list[Standing] = []
+    for standing in standings(sessions, season_name):
+        if len(best) < top and standing.team not in {s.team for s in best}:
+            best.append(standing)
     if len(best) < 2:
-        raise SeasonError(f"season {season_name!r} has {len(best)} active versions; a final needs two")
+        raise SeasonError(f"season {season_name!r} has {len(best)} team(s) on the ladder; a final needs two")
     with sessions.begin() as session:
         season = get_season(session, season_name)
         season.status = "frozen"
@@ -342,8 +388,12 @@ def freeze(sessions: sessionmaker[Session], season_name: str, top: int, games_pe
                     Submission.version == standing.version,
                 )
             ).one()
-            key = "course" if submission.interface == "course2019" else "path"
-            bots[standing.team] = {key: submission.path}
+            stored = Path(submission.path or "")
+            if stored.is_dir():  # a zipped bot's package
+                shutil.copytree(stored, folder / stored.name, dirs_exist_ok=True)
+                bots[standing.team] = {"module": stored.name}
+            else:
+                bots[standing.team] = {"course" if submission.interface == "course2019" else "path": str(stored)}
         document = {
             "name": f"{season_name} final",
             "game": season.game,
@@ -352,7 +402,7 @@ def freeze(sessions: sessionmaker[Session], season_name: str, top: int, games_pe
             "stages": [{"name": "final", "games_per_pair": games_per_pair}],
         }
     header = (
-        f"# the final of season {season_name!r}: its best {len(best)} versions on the ladder when it was frozen\n"
+        f"# the final of season {season_name!r}: its best {len(best)} teams on the ladder when it was frozen\n"
         + "".join(f"#   {s.label}: mu {s.mu:.2f}, sigma {s.sigma:.2f}, {s.games} games\n" for s in best)
     )
     return header + yaml.safe_dump(json.loads(json.dumps(document)), sort_keys=False, allow_unicode=True)

@@ -102,10 +102,13 @@ def ladder_name(season: str) -> str:
     return f"season {season}"
 
 
-def get_season(session: Session, name: str) -> Season:
-    """The season ``name``; ``SeasonError`` naming the seasons there are if there is none."""
+def get_season(session: Session, name: str, list_others: bool = True) -> Season:
+    """The season ``name``; ``SeasonError`` (naming the seasons there are if ``list_others``) if
+    there is none."""
     season = session.scalars(select(Season).where(Season.name == name)).first()
     if season is None:
+        if not list_others:
+            raise SeasonError(f"no season {name!r}")
         names = session.scalars(select(Season.name).order_by(Season.name)).all()
         there = f"the seasons are: {', '.join(names)}" if names else "there is no season yet (arena season create)"
         raise SeasonError(f"no season {name!r}; {there}")
@@ -113,9 +116,9 @@ def get_season(session: Session, name: str) -> Season:
 
 
 def team_of_token(session: Session, season: Season, token: str) -> SeasonTeam:
-    """The team of ``season`` whose token is ``token``; ``SeasonError`` if none (the same
-    message whatever was wrong, so that it tells nothing of the tokens there are)."""
-    digest = hash_token(token)
+    """The team of ``season`` whose token is ``token`` (spaces around it ignored); ``SeasonError``
+    if none (the same message whatever was wrong, so that it tells nothing of the tokens there are)."""
+    digest = hash_token(token.strip())
     for team in session.scalars(select(SeasonTeam).where(SeasonTeam.season_id == season.id)):
         if hmac.compare_digest(team.token_hash, digest):
             return team
@@ -181,8 +184,18 @@ def rate_limited(session: Session, team: SeasonTeam, now: float) -> bool:
 
 
 def folder_for(season: Season, team: SeasonTeam, version: int) -> Path:
-    """Where a version's files are kept: ``FOLDER/TEAM-ID/vN`` (the team's name made safe)."""
-    return Path(season.folder) / f"{_SAFE.sub('_', team.name)[:60]}-{team.id}" / f"v{version}"
+    """A new folder for a version's files: ``FOLDER/TEAM-ID/vN-RANDOM`` (the team's name made
+    safe; the random part keeps it from files of another database in the same folder)."""
+    team_folder = f"{_SAFE.sub('_', team.name)[:60]}-{team.id}"
+    return Path(season.folder) / team_folder / f"v{version}-{secrets.token_hex(4)}"
+
+
+def bot_name(season: Season, team: SeasonTeam) -> str:
+    """The name a team's versions are registered under: ``TEAM@SEASON``, or ids when too long."""
+    from arena.config import MAX_NAME
+
+    name = f"{team.name}@{season.name}"
+    return name if len(name) <= MAX_NAME else f"team{team.id}@season{season.id}"
 
 
 def log_tail(text: str) -> str:

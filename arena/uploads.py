@@ -3,11 +3,14 @@ multi-file bot, and nothing in one may write outside its own folder or fill the 
 
 Refused, each with a message that says why: a file larger than ``MAX_UPLOAD``; a name that is not
 a plain ``name.py`` or ``name.zip``; a zip with more than ``MAX_FILES`` entries, an entry whose
-path is absolute, climbs out (``..``), holds a backslash or a control character, is a link or
-another special file, or two entries of one path; more than ``MAX_UNPACKED`` bytes unpacked in all,
-or an entry that unpacks to more than ``MAX_RATIO`` times its packed size (a zip bomb; the sizes
-are counted as the bytes come, not taken from the zip's own header); a zip without its entry
-point, ``bot.py`` at its top.
+path is absolute, climbs out (``..``), is longer than ``MAX_PATH``, holds a backslash or a
+control character, is a link or another special file, is packed other than stored or deflated
+(bzip2 and lzma entries unpack without a bound on their output), or two entries of one path;
+more than ``MAX_UNPACKED`` bytes unpacked in all (counted as the bytes come, not taken from the
+zip's header), or an entry that unpacks to more than ``MAX_RATIO`` times the packed size the zip
+declares for it (a zip bomb); a zip without its entry point, ``bot.py`` at its top, or with an
+``__init__.py`` there. Whatever the file system refuses (a file where a folder must go) is an
+``UploadError`` too.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ MAX_UPLOAD = 1024 * 1024
 MAX_FILES = 200
 MAX_UNPACKED = 16 * 1024 * 1024
 MAX_RATIO = 200
+#: the longest path of a zip's entry, in characters
+MAX_PATH = 400
 #: the file a zipped bot is started from
 ENTRY = "bot.py"
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(py|zip)")
@@ -38,9 +43,24 @@ class UploadError(ArenaError):
     """An upload that is refused; the message says why."""
 
 
-def unpack(filename: str, data: bytes, folder: Path) -> Path:
-    """Write the upload ``filename`` with ``data`` into the new, empty ``folder``; the file a
-    bot is started from (the ``.py`` itself, or a zip's ``bot.py``)."""
+#: what a zipped bot's package runs: its bot.py, with the modules beside it importable
+_PACKAGE_INIT = '''"""A zipped bot: its bot.py, the modules beside it importable (written by arena)."""
+import os as _os
+import sys as _sys
+
+_sys.path.insert(0, _os.path.dirname(__file__))
+import bot as _bot  # noqa: E402
+from bot import *  # noqa: E402,F401,F403
+
+__doc__ = _bot.__doc__
+'''
+
+
+def unpack(filename: str, data: bytes, folder: Path, package: str) -> tuple[str, Path]:
+    """Write the upload ``filename`` with ``data`` into the new, empty ``folder``: (the bot's
+    target, the folder it is resolved in). A ``.py`` is the target itself; a zip becomes the
+    package ``package`` (its files, and an ``__init__.py`` that runs its ``bot.py`` with the
+    modules beside it importable), whose files all go with it into the sandbox and its hash."""
     if len(data) > MAX_UPLOAD:
         raise UploadError(f"the file has {len(data)} bytes; an upload has at most {MAX_UPLOAD}")
     if not _NAME.fullmatch(filename):
@@ -48,16 +68,21 @@ def unpack(filename: str, data: bytes, folder: Path) -> Path:
             f"the file name {filename[:120]!r} will not do: a plain name ending in .py or .zip "
             "(letters, digits, '_', '-' and '.')"
         )
-    folder.mkdir(parents=True)
-    if filename.endswith(".py"):
-        target = folder / filename
-        target.write_bytes(data)
-        return target
-    _unzip(data, folder)
-    entry = folder / ENTRY
-    if not entry.is_file():
-        raise UploadError(f"the zip has no {ENTRY} at its top: the file the bot is started from")
-    return entry
+    try:
+        folder.mkdir(parents=True)
+        if filename.endswith(".py"):
+            target = folder / filename
+            target.write_bytes(data)
+            return str(target), folder
+        _unzip(data, folder / package)
+        if not (folder / package / ENTRY).is_file():
+            raise UploadError(f"the zip has no {ENTRY} at its top: the file the bot is started from")
+        if (folder / package / "__init__.py").exists():
+            raise UploadError("the zip has an __init__.py at its top; arena writes that one (bot.py is the bot)")
+        (folder / package / "__init__.py").write_text(_PACKAGE_INIT, encoding="utf-8")
+    except OSError as error:
+        raise UploadError(f"the files cannot be written: {error.strerror or error}") from None
+    return package, folder
 
 
 def _unzip(data: bytes, folder: Path) -> None:
@@ -65,6 +90,7 @@ def _unzip(data: bytes, folder: Path) -> None:
         archive = zipfile.ZipFile(BytesIO(data))
     except (zipfile.BadZipFile, ValueError) as error:
         raise UploadError(f"the file is not a zip: {error}") from None
+    folder.mkdir()
     with archive:
         entries = archive.infolist()
         if len(entries) > MAX_FILES:
@@ -86,6 +112,10 @@ def _unzip(data: bytes, folder: Path) -> None:
 def _entry_path(info: zipfile.ZipInfo) -> PurePosixPath | None:
     """The relative path an entry is written to (``None``: a folder); ``UploadError`` if unsafe."""
     name = info.filename
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise UploadError(f"the zip entry {name[:120]!r} is packed in a way arena does not unpack; use deflate")
+    if len(name) > MAX_PATH:
+        raise UploadError(f"the zip entry {name[:120]!r}... has a path longer than {MAX_PATH} characters")
     kind = stat.S_IFMT(info.external_attr >> 16)  # 0: the zip says nothing (made elsewhere than Unix)
     if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
         raise UploadError(f"the zip entry {name[:120]!r} is a link or a special file; only files and folders")

@@ -24,17 +24,28 @@ from arena.uploads import MAX_RATIO, MAX_UPLOAD, UploadError, unpack
 from tests.fixtures.harnesskit import arena
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "randombot.py"
+RULES_BOT = (RANDOM_BOT.parent / "rules.py").read_bytes()
 CRASHING = b'GAMES = ["tictactoe"]\n\n\ndef move(state, clock):\n    raise ValueError("boom at move")\n'
+# plays the lowest free cell, and raises when the board is not what playing itself gives: it passes
+# its validation against itself, then forfeits every ladder game against another bot
+SORE_LOSER = b"""GAMES = ["tictactoe"]
+
+def move(state, clock):
+    legal = sorted(state.legal_moves())
+    if legal != list(range(9 - len(legal), 9)):
+        raise RuntimeError("not playing myself")
+    return legal[0]
+"""
 
 
-def zipped(*entries: tuple[str, bytes], mode: int | None = None) -> bytes:
+def zipped(*entries: tuple[str, bytes], mode: int | None = None, compression: int = zipfile.ZIP_DEFLATED) -> bytes:
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
         for name, data in entries:
             info = zipfile.ZipInfo(name)
             if mode is not None:
                 info.external_attr = mode << 16
-            archive.writestr(info, data, zipfile.ZIP_DEFLATED)
+            archive.writestr(info, data, compression)
     return buffer.getvalue()
 
 
@@ -42,15 +53,16 @@ def zipped(*entries: tuple[str, bytes], mode: int | None = None) -> bytes:
 
 
 def test_a_py_upload_is_written_as_it_is(tmp_path):
-    entry = unpack("mine.py", b"x = 1\n", tmp_path / "v1")
-    assert entry == tmp_path / "v1" / "mine.py" and entry.read_bytes() == b"x = 1\n"
+    target, base = unpack("mine.py", b"x = 1\n", tmp_path / "v1", "pkg")
+    assert (target, base) == (str(tmp_path / "v1" / "mine.py"), tmp_path / "v1")
+    assert Path(target).read_bytes() == b"x = 1\n"
 
 
-def test_a_zip_upload_is_unpacked_and_started_from_its_bot_py(tmp_path):
+def test_a_zip_upload_becomes_a_package_that_runs_its_bot_py(tmp_path):
     data = zipped(("bot.py", b"from helpers.tables import T\n"), ("helpers/tables.py", b"T = 1\n"))
-    entry = unpack("team.zip", data, tmp_path / "v1")
-    assert entry == tmp_path / "v1" / "bot.py"
-    assert (tmp_path / "v1" / "helpers" / "tables.py").read_bytes() == b"T = 1\n"
+    assert unpack("team.zip", data, tmp_path / "v1", "pkg") == ("pkg", tmp_path / "v1")
+    assert (tmp_path / "v1" / "pkg" / "helpers" / "tables.py").read_bytes() == b"T = 1\n"
+    assert "import bot as _bot" in (tmp_path / "v1" / "pkg" / "__init__.py").read_text()
 
 
 @pytest.mark.parametrize(
@@ -67,11 +79,16 @@ def test_a_zip_upload_is_unpacked_and_started_from_its_bot_py(tmp_path):
         ("a.zip", zipped(("helper.py", b"x")), "no bot.py"),
         ("a.zip", zipped(("bot.py", b"\0" * (MAX_RATIO * 4096))), "zip bomb"),
         ("a.zip", zipped(*[(f"f{i}.py", b"") for i in range(201)]), "entries"),
+        ("a.zip", zipped(("bot.py", b"x"), ("bot.py/x", b"y")), "cannot be written"),
+        ("a.zip", zipped(("bot.py", b"x"), ("/".join(["a" * 200] * 25) + "/bot.py", b"x")), "longer than"),
+        ("a.zip", zipped(("bot.py", b"x"), ("__init__.py", b"")), "__init__.py"),
+        ("a.zip", zipped(("bot.py", b"\0" * 10_000), compression=zipfile.ZIP_BZIP2), "use deflate"),
+        ("a.zip", zipped(("bot.py", b"\0" * 10_000), compression=zipfile.ZIP_LZMA), "use deflate"),
     ],
 )
 def test_unsafe_uploads_are_refused_saying_why_and_write_nothing_outside(tmp_path, name, data, message):
     with pytest.raises(UploadError, match=message):
-        unpack(name, data, tmp_path / "inside" / "v1")
+        unpack(name, data, tmp_path / "inside" / "v1", "pkg")
     assert sorted(p.name for p in tmp_path.iterdir()) == (["inside"] if (tmp_path / "inside").exists() else [])
     assert not (tmp_path / "escape.py").exists()
 
@@ -84,8 +101,19 @@ def test_a_zip_that_lies_about_its_sizes_is_stopped_by_the_bytes_it_unpacks(tmp_
         at = data.index(header) + offset
         data[at : at + 4] = (10).to_bytes(4, "little")
     with pytest.raises(UploadError):
-        unpack("a.zip", bytes(data), tmp_path / "v1")
+        unpack("a.zip", bytes(data), tmp_path / "v1", "pkg")
     assert not (tmp_path / "v1" / "bot.py").exists() or (tmp_path / "v1" / "bot.py").stat().st_size <= 2 * 1024 * 1024
+
+
+def test_an_encrypted_entry_and_an_existing_folder_are_refused(tmp_path):
+    data = bytearray(zipped(("bot.py", b"x = 1\n"), compression=zipfile.ZIP_STORED))
+    for header, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        data[data.index(header) + offset] |= 1  # the "encrypted" flag
+    with pytest.raises(UploadError, match="encrypted"):
+        unpack("a.zip", bytes(data), tmp_path / "v1", "pkg")
+    (tmp_path / "v2").mkdir()
+    with pytest.raises(UploadError, match="cannot be written"):
+        unpack("mine.py", b"x = 1\n", tmp_path / "v2", "pkg")
 
 
 # ---------------------------------------------------------------- the ladder's pairing
@@ -172,12 +200,138 @@ def test_submissions_are_validated_and_the_ladder_plays_and_freezes(season):
     assert played == 6
     after = standings(sessions, "spring")
     assert sum(s.games for s in after) == 12 and all(s.sigma < 25 / 3 for s in after)
-    text = freeze(sessions, "spring", top=2)
+    text = freeze(sessions, "spring", top=2, folder=tmp_path)
     config = parse_config(text)
     assert sorted(config.team_bots()) == ["blue", "red"]
     assert str(tmp_path / "files") in text
     with pytest.raises(SeasonError, match="frozen"):
         submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes())
+
+
+@pytest.fixture
+def keep_two(tmp_path):
+    sessions = open_store(f"sqlite:///{tmp_path / 's.sqlite3'}")
+    create_season(sessions, "spring", GameDef(name="tictactoe"), TimeDef(move=1.0), tmp_path / "files", keep=2)
+    return sessions, add_teams(sessions, "spring", ["red", "blue", "green"]), tmp_path
+
+
+@pytest.mark.slow
+def test_a_zipped_bot_imports_its_own_modules_and_its_final_finds_them(keep_two):
+    sessions, tokens, tmp_path = keep_two
+    bot = b"from helpers import choose\nGAMES = ['tictactoe']\n\ndef move(state, clock):\n    return choose(state)\n"
+    data = zipped(("bot.py", bot), ("helpers.py", b"def choose(state):\n    return state.legal_moves()[0]\n"))
+    assert (outcome := submit(sessions, "spring", tokens["red"], "team.zip", data)).status == "active", outcome.log
+    assert submit(sessions, "spring", tokens["red"], "a.py", RANDOM_BOT.read_bytes()).status == "active"
+    assert submit(sessions, "spring", tokens["blue"], "b.py", RULES_BOT).status == "active"
+    final = tmp_path / "final"
+    final.mkdir()
+    text = freeze(sessions, "spring", top=3, folder=final)
+    assert sorted(parse_config(text).team_bots()) == ["blue", "red"]  # a team's best version only: keep=2 kept two
+    (final / "final.yaml").write_text(text)
+    done = arena("run", "final.yaml", "--db", f"sqlite:///{tmp_path / 'final.sqlite3'}", "-q", cwd=final)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+def test_a_bot_that_forfeits_against_others_loses_those_games_on_the_ladder(keep_two):
+    sessions, tokens, _ = keep_two
+    assert submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes()).status == "active"
+    assert submit(sessions, "spring", tokens["blue"], "rules.py", RULES_BOT).status == "active"
+    sore = submit(sessions, "spring", tokens["green"], "sore.py", SORE_LOSER)
+    assert sore.status == "active", sore.log  # it passes its validation against itself
+    played: list = []
+    play_ladder(sessions, "spring", LocalRunner(1), 6, 1, played.append)
+    forfeited = [r for r in played if r.offender is not None]
+    assert forfeited and len(played) == 6
+    rows = standings(sessions, "spring")
+    assert rows[-1].team == "green" and rows[-1].games == len(forfeited)
+
+
+def test_a_failure_past_the_upload_is_an_error_not_a_submission_left_validating(season, monkeypatch):
+    import arena.seasonplay
+
+    sessions, tokens, _ = season
+
+    def broken(*_args):
+        raise RuntimeError("the harness broke")
+
+    monkeypatch.setattr(arena.seasonplay, "_validate", broken)
+    outcome = submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes())
+    assert (outcome.status, outcome.log) == ("error", "it could not be validated: RuntimeError: the harness broke")
+
+
+def test_a_long_team_name_registers_under_ids_and_a_season_name_must_make_tournament_names(tmp_path):
+    from arena.seasons import bot_name
+
+    sessions = open_store(f"sqlite:///{tmp_path / 's.sqlite3'}")
+    create_season(sessions, "spring-2025-advanced-game-ai", GameDef(name="tictactoe"), TimeDef(move=1.0), tmp_path)
+    team = "t" * 80
+    add_teams(sessions, "spring-2025-advanced-game-ai", [team])
+    with sessions.begin() as session:
+        from arena.seasons import Season, SeasonTeam
+
+        season, row = session.query(Season).one(), session.query(SeasonTeam).one()
+        assert bot_name(season, row) == f"team{row.id}@season{season.id}"
+    for name in ("../x", "CS 101: AI", "s" * 90):
+        with pytest.raises(SeasonError, match="letters, digits"):
+            create_season(sessions, name, GameDef(name="tictactoe"), TimeDef(move=1.0), tmp_path)
+
+
+def test_a_ladder_without_a_game_limit_keeps_playing(keep_two, monkeypatch):
+    import arena.seasonplay
+
+    sessions, tokens, _ = keep_two
+    for team in ("red", "blue"):
+        assert submit(sessions, "spring", tokens[team], "rnd.py", RANDOM_BOT.read_bytes()).status == "active"
+    loads, played = [0], []
+    real = arena.seasonplay.load_ladder
+
+    def counting(session, season_row):
+        loads[0] += 1
+        assert loads[0] <= 10, f"{loads[0]} looks at the ladder for {len(played)} games"
+        return real(session, season_row)
+
+    class Enough(Exception):
+        pass
+
+    def told(record):
+        played.append(record)
+        if len(played) >= 4:
+            raise Enough
+
+    monkeypatch.setattr(arena.seasonplay, "load_ladder", counting)
+    with pytest.raises(Enough):
+        play_ladder(sessions, "spring", LocalRunner(1), None, 1, told)
+
+
+def test_two_submissions_of_a_team_at_once_both_get_a_version_on_postgresql(postgres, tmp_path, monkeypatch):
+    import threading
+
+    import arena.seasonplay
+
+    sessions = open_store(postgres.new_database())
+    create_season(sessions, "spring", GameDef(name="tictactoe"), TimeDef(move=1.0), tmp_path / "files")
+    token = add_teams(sessions, "spring", ["red"])["red"]
+    barrier, real = threading.Barrier(2, timeout=5), arena.seasonplay.folder_for
+
+    def folder_for(season, team, version):  # both have chosen their version number here
+        try:
+            barrier.wait()
+        except threading.BrokenBarrierError:
+            pass
+        return real(season, team, version)
+
+    monkeypatch.setattr(arena.seasonplay, "folder_for", folder_for)
+    versions: list = []
+    threads = [
+        threading.Thread(target=lambda: versions.append(submit(sessions, "spring", token, "x.exe", b"").version))
+        for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(versions) == [1, 2]
 
 
 def test_a_team_has_a_few_submissions_an_hour(season):

@@ -136,6 +136,9 @@ def standings(name: Name, as_json: Annotated[bool, typer.Option("--json")] = Fal
     from arena.seasonplay import standings as ranked
 
     rows = ranked(sessions(db, read_only=True), name)
+    if not rows and not as_json:
+        _say(f"season {name!r} has no bot on its ladder yet: teams submit with 'arena season submit'")
+        return
     if as_json:
         fields = ("team", "version", "mu", "sigma", "games")
         print_json([{field: getattr(s, field) for field in fields} for s in rows])
@@ -156,14 +159,20 @@ def freeze(
     ladder's best TOP versions, pinned to their submitted files. Run it with 'arena run FILE'."""
     from arena.seasonplay import freeze as frozen
 
-    text = frozen(sessions(db), name, top, games_per_pair)
     target = out_file or Path(f"{_safe(name)}-final.yaml")
-    target.write_text(text, encoding="utf-8")
+    if not target.parent.is_dir():
+        raise ArenaError(f"--out {target}: there is no folder {str(target.parent)!r}")
+    text = frozen(sessions(db), name, top, target.parent, games_per_pair)
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ArenaError(f"{target}: {error.strerror}; the season is frozen, run freeze again to write it") from None
     _say(f"Season {name!r} is frozen; its final is {target}: run it with 'arena run {target} --db {db}'.")
 
 
 def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "_-" else "-" for c in name)[:60] or "season"
+    """``name`` as a file name's start: letters, digits, '_' and '-', a letter or digit first."""
+    return "".join(c if c.isalnum() or c in "_-" else "-" for c in name)[:60].lstrip("-_") or "season"
 
 
 def _beside(db: str) -> Path:

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from arena.errors import ArenaError
 from arena.games import get_game_from_spec
 from arena.listings import tournament_rows
+from arena.nodestats import NodeLine, node_lines
 from arena.pages import (
     crosstable_values,
     environment,
@@ -33,7 +34,6 @@ from arena.pages import (
     team_values,
     think_times,
 )
-from arena.nodestats import NodeLine, node_lines
 from arena.results import Results, load_moves, load_results
 from arena.store import Game, Move, Tournament
 from arena.tables import GameSummary
