@@ -11,7 +11,20 @@ import typer
 from rich.markup import escape
 
 from arena import __version__
-from arena.commands import bots, deleting, games, leaderboard, learning, match, play, results, running, season, serve
+from arena.commands import (
+    bots,
+    deleting,
+    games,
+    leaderboard,
+    learning,
+    match,
+    play,
+    results,
+    running,
+    season,
+    serve,
+    submit,
+)
 from arena.commands.common import ROOT_WARNING, check_arguments, err, warn_if_root  # noqa: F401 (part of the API)
 from arena.errors import ArenaError
 from arena.text import printable
@@ -24,7 +37,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-GROUPS = (running, deleting, match, bots, results, leaderboard, games, play, serve, learning, season)
+GROUPS = (running, deleting, match, bots, results, leaderboard, games, play, serve, learning, season, submit)
 for group in GROUPS:
     app.add_typer(group.app)
 

@@ -24,6 +24,8 @@ from arena.job import GameJob, GameRunner, derive_seed
 from arena.ladder import InformationPairing, Ladder
 from arena.records import GameRecord
 from arena.seasons import (
+    Frozen,
+    RateLimited,
     Season,
     SeasonError,
     SeasonTeam,
@@ -151,10 +153,10 @@ def _take(
     with sessions.begin() as session:
         season = get_season(session, season_name, list_others=False)
         if season.status != "open":
-            raise SeasonError(f"season {season_name!r} is frozen: it takes no more submissions")
+            raise Frozen(f"season {season_name!r} is frozen: it takes no more submissions")
         team = team_of_token(session, season, token)
         if rate_limited(session, team, now()):
-            raise SeasonError(f"team {team.name!r} has made its submissions for this hour; try again later")
+            raise RateLimited(f"team {team.name!r} has made its submissions for this hour; try again later")
         version = 1 + max(session.scalars(select(Submission.version).where(Submission.team_id == team.id)), default=0)
         folder = folder_for(season, team, version)
         submission = Submission(
@@ -288,13 +290,17 @@ def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tup
 def standings(sessions: sessionmaker[Session], season_name: str) -> list[Standing]:
     """The active versions, best first (mu - 3 sigma)."""
     with sessions.begin() as session:
-        season = get_season(session, season_name)
-        ladder, on = load_ladder(session, season)
-        return [
-            Standing(on[name][0].name, on[name][1].version, s.rating.mu, s.rating.sigma, s.games)
-            for name in ladder.order()
-            for s in (ladder.standings[name],)
-        ]
+        return ranked(session, get_season(session, season_name))
+
+
+def ranked(session: Session, season: Season) -> list[Standing]:
+    """The active versions of ``season``, best first (mu - 3 sigma)."""
+    ladder, on = load_ladder(session, season)
+    return [
+        Standing(on[name][0].name, on[name][1].version, s.rating.mu, s.rating.sigma, s.games)
+        for name in ladder.order()
+        for s in (ladder.standings[name],)
+    ]
 
 
 def play_ladder(

@@ -44,6 +44,22 @@ class SeasonError(ArenaError):
     """A season command that cannot be done; the message says why."""
 
 
+class NoSeason(SeasonError):
+    """The season named is not in the database."""
+
+
+class BadToken(SeasonError):
+    """The token is not a team's token of the season."""
+
+
+class Frozen(SeasonError):
+    """The season is frozen: it takes no more submissions."""
+
+
+class RateLimited(SeasonError):
+    """The team has made its submissions for this hour."""
+
+
 class Season(Base):
     """A season: its game and time control (as a tournament file writes them), where submitted
     files are kept, how many versions of a team stay on the ladder, and its ladder tournament."""
@@ -108,10 +124,10 @@ def get_season(session: Session, name: str, list_others: bool = True) -> Season:
     season = session.scalars(select(Season).where(Season.name == name)).first()
     if season is None:
         if not list_others:
-            raise SeasonError(f"no season {name!r}")
+            raise NoSeason(f"no season {name!r}")
         names = session.scalars(select(Season.name).order_by(Season.name)).all()
         there = f"the seasons are: {', '.join(names)}" if names else "there is no season yet (arena season create)"
-        raise SeasonError(f"no season {name!r}; {there}")
+        raise NoSeason(f"no season {name!r}; {there}")
     return season
 
 
@@ -122,7 +138,7 @@ def team_of_token(session: Session, season: Season, token: str) -> SeasonTeam:
     for team in session.scalars(select(SeasonTeam).where(SeasonTeam.season_id == season.id)):
         if hmac.compare_digest(team.token_hash, digest):
             return team
-    raise SeasonError("the token is not a team's token of this season")
+    raise BadToken("the token is not a team's token of this season")
 
 
 def add_teams(sessions: sessionmaker[Session], season_name: str, names: list[str]) -> dict[str, str]:

@@ -25,6 +25,13 @@ def serve(
         bool | None,
         typer.Option("--play/--no-play", help="Let visitors play a bot (default: on at 127.0.0.1 only)."),
     ] = None,
+    season_uploads: Annotated[
+        bool | None,
+        typer.Option(
+            "--season-uploads/--no-season-uploads",
+            help="Let teams submit bots to seasons, with their tokens (default: as --play).",
+        ),
+    ] = None,
     token: Annotated[
         str | None,
         typer.Option(
@@ -43,13 +50,14 @@ def serve(
     if token is not None and len(token) < 12:
         raise ArenaError("--token: use at least 12 characters (or leave it out to get a new one)")
     play = local if play is None else play
-    if play:
+    uploads = play if season_uploads is None else season_uploads
+    if play or uploads:
         warn_if_root()
-    application = build(db, host=host, play=play, token=token)
+    application = build(db, host=host, play=play, token=token, uploads=uploads)
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     out().print(
-        f"arena serve: {address} ({'read-write: visitors may play a bot' if play else 'read-only'}); Ctrl-C stops",
+        f"arena serve: {address} ({_mode(play, uploads)}); Ctrl-C stops",
         highlight=False,
         markup=False,
     )
@@ -63,3 +71,11 @@ def serve(
 
     config = uvicorn.Config(application, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
     Server(config).run()
+
+
+def _mode(play: bool, uploads: bool) -> str:
+    """What visitors may write, as the server's first line says it."""
+    if not play and not uploads:
+        return "read-only"
+    may = [what for what, on in (("play a bot", play), ("submit to seasons", uploads)) if on]
+    return f"read-write: visitors may {' and '.join(may)}"

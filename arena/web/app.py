@@ -52,10 +52,12 @@ MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf
 
 @dataclass
 class Settings:
-    """How the app is served: where it listens, whether a person may play, the token if any."""
+    """How the app is served: where it listens, whether a person may play, whether teams may
+    submit bots to seasons, the token if any."""
 
     host: str = "127.0.0.1"
     play: bool = True
+    uploads: bool = False
     token: str | None = None
     #: set when the server stops: the live streams end
     stopping: threading.Event = field(default_factory=threading.Event)

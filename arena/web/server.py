@@ -18,32 +18,41 @@ from arena.errors import ArenaError
 from arena.live import live_folder, read_live, sqlite_file
 from arena.web.app import Guard, Settings, create_app, error_page, json_error
 from arena.web.playing import MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
+from arena.web.seasons import season_routes
 from arena.web.site import LiveMoves, Site
 
 #: the longest a page's request for news of its game waits (seconds)
 LONG_POLL = 20.0
 
 
-def build(url: str, host: str = "127.0.0.1", play: bool = True, token: str | None = None) -> Guard:
-    """The web app over the database at ``url``; people may play a bot if ``play``. Read-only,
-    an SQLite file that is not there yet is an ``ArenaError`` (it would never be seen)."""
+def build(
+    url: str, host: str = "127.0.0.1", play: bool = True, token: str | None = None, uploads: bool | None = None
+) -> Guard:
+    """The web app over the database at ``url``; people may play a bot if ``play``, and teams
+    submit bots to seasons if ``uploads`` (default: as ``play``). Read-only (neither), an SQLite
+    file that is not there yet is an ``ArenaError`` (it would never be seen)."""
+    uploads = play if uploads is None else uploads
+    writes = play or uploads
     database = sqlite_file(url)
-    if not play and database is not None and not database.exists():
+    if not writes and database is not None and not database.exists():
         raise ArenaError(
             f"there is no database at {database} yet: run a tournament there first, "
             "or serve it with --play, which creates it"
         )
-    sessions = open_store(url) if play else open_store(url, read_only=True)
+    sessions = open_store(url) if writes else open_store(url, read_only=True)
     site = Site(sessions, live_moves=live_reader(url))
-    settings = Settings(host=host, play=play, token=token)
+    settings = Settings(host=host, play=play, token=token, uploads=uploads)
+    seasons = season_routes(site, settings)
     if not play:
-        return create_app(site, settings, extra=[Route("/play", _no_play(site), methods=["GET", "POST"])])
+        refuse = Route("/play", _no_play(site), methods=["GET", "POST"])
+        return create_app(site, settings, extra=[*seasons, refuse])
     tables = Tables(sessions, Path.cwd(), live_folder(url))
 
     async def leave_games() -> None:
         await asyncio.to_thread(tables.close)
 
-    return create_app(site, settings, extra=play_routes(site, settings, tables), on_shutdown=leave_games)
+    extra = [*seasons, *play_routes(site, settings, tables)]
+    return create_app(site, settings, extra=extra, on_shutdown=leave_games)
 
 
 def live_reader(url: str) -> LiveMoves | None:

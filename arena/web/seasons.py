@@ -1,0 +1,396 @@
+"""``arena serve``'s seasons (docs/season.md): each season's ladder, live while ``arena season
+ladder`` plays in another process; a team's own page (its submissions, their logs, an upload
+form), reached with its token; and the API scripts and ``arena submit`` use.
+
+A team's token never goes in an address: the page's form posts it, and the server keeps it in a
+cookie (``HttpOnly``, ``SameSite=Strict``, for the season's pages only); the API takes it as
+``Authorization: Bearer``. A team sees its own submissions and logs, never another's. An upload's
+body is read up to its limit and no further, and validated (seconds in the sandbox) in a thread,
+so the server keeps serving meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, aliased, sessionmaker
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from arena.seasonplay import Outcome, ranked, submit
+from arena.seasons import (
+    BadToken,
+    Frozen,
+    NoSeason,
+    RateLimited,
+    Season,
+    SeasonError,
+    SeasonTeam,
+    Submission,
+    get_season,
+    team_of_token,
+)
+from arena.store import Entry, Game
+from arena.uploads import MAX_UPLOAD
+from arena.web.app import POLL, Settings, _stream, json_error
+from arena.web.site import NotFound, Site, stamp_token
+
+#: the cookie that keeps a team's token on its season's pages
+TEAM_COOKIE = "arena_team"
+#: room for a form's boundaries and small fields around a file of ``MAX_UPLOAD`` bytes
+FORM_SLACK = 16 * 1024
+#: the ladder's games listed on its page
+RECENT = 20
+INTERFACES = ("python", "course2019")
+#: validations at once: one (each plays a game in a sandbox worker, whose control group, named
+#: for the process, and subreaper state are the process's own)
+VALIDATIONS = 1
+#: HTTP status of each refusal of a submission
+STATUS = {NoSeason: 404, BadToken: 401, Frozen: 409, RateLimited: 429}
+
+
+class TooLarge(Exception):
+    """A request body longer than its limit."""
+
+
+class BadUpload(Exception):
+    """A request that does not hold an upload the way the API takes it."""
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file sent to be submitted."""
+
+    filename: str
+    data: bytes
+    interface: str
+
+
+def season_root(name: str) -> str:
+    """The address of a season's ladder page (its name quoted)."""
+    return f"/s/{quote(name, safe='')}/"
+
+
+# ---------------------------------------------------------------- reading
+
+
+def season_stamp(sessions: sessionmaker[Session], name: str) -> tuple[Any, ...]:
+    """What changes whenever the ladder page does (one query): the season's status, its ladder's
+    games scheduled and finished, the last finish, its active versions; ``NotFound`` if none."""
+    games = select(Season.tournament_id).where(Season.name == name).scalar_subquery()
+    of_ladder = Game.tournament_id == games
+    teams = select(SeasonTeam.id).join(Season, Season.id == SeasonTeam.season_id).where(Season.name == name)
+    with sessions() as session:
+        row = session.execute(
+            select(
+                Season.status,
+                select(func.count()).where(of_ladder).scalar_subquery(),
+                select(func.count()).where(of_ladder, Game.status == "finished").scalar_subquery(),
+                select(func.max(Game.finished_at)).where(of_ladder).scalar_subquery(),
+                select(func.count())
+                .where(Submission.team_id.in_(teams), Submission.status == "active")
+                .scalar_subquery(),
+            ).where(Season.name == name)
+        ).first()
+    if row is None:
+        raise NotFound("there is no such season in this database")
+    return tuple(row)
+
+
+def _season(session: Session, name: str) -> Season:
+    try:
+        return get_season(session, name, list_others=False)
+    except NoSeason:
+        raise NotFound("there is no such season in this database") from None
+
+
+def seasons(sessions: sessionmaker[Session]) -> list[dict[str, Any]]:
+    """Every season, newest first: name, game, status, teams, versions on the ladder."""
+    with sessions() as session:
+        by_season = select(SeasonTeam.season_id, func.count()).group_by(SeasonTeam.season_id)
+        teams: dict[int, int] = {row[0]: row[1] for row in session.execute(by_season)}
+        on = by_season.join(Submission, Submission.team_id == SeasonTeam.id).where(Submission.status == "active")
+        active: dict[int, int] = {row[0]: row[1] for row in session.execute(on)}
+        return [
+            {
+                "name": s.name,
+                "root": season_root(s.name),
+                "game": s.game.get("name", "?"),
+                "status": s.status,
+                "teams": teams.get(s.id, 0),
+                "active": active.get(s.id, 0),
+            }
+            for s in session.scalars(select(Season).order_by(Season.id.desc()))
+        ]
+
+
+def ladder_values(sessions: sessionmaker[Session], name: str) -> dict[str, Any]:
+    """A ladder page's values: the season, its standings and its latest games."""
+    with sessions() as session:
+        season = _season(session, name)
+        rows = ranked(session, season)
+        first, second = aliased(Entry), aliased(Entry)
+        games = session.execute(
+            select(Game.id, Game.status, Game.winner, Game.termination, first.team, second.team)
+            .join(first, first.id == Game.seat0)
+            .join(second, second.id == Game.seat1)
+            .where(Game.tournament_id == season.tournament_id)
+            .order_by(Game.id.desc())
+            .limit(RECENT)
+        ).all()
+        played = session.scalar(
+            select(func.count()).where(Game.tournament_id == season.tournament_id, Game.status == "finished")
+        )
+        return {
+            "season": {"name": season.name, "game": season.game.get("name", "?"), "status": season.status},
+            "tournament_id": season.tournament_id,
+            "standings": rows,
+            "games": [
+                {"id": g[0], "status": g[1], "winner": g[2], "termination": g[3], "seats": (g[4], g[5])} for g in games
+            ],
+            "played": played or 0,
+        }
+
+
+def own_submissions(sessions: sessionmaker[Session], name: str, token: str) -> tuple[str, list[Submission]]:
+    """The team of ``token`` and its submissions, newest first (its own only)."""
+    with sessions() as session:
+        team = team_of_token(session, _season(session, name), token)
+        rows = session.scalars(
+            select(Submission).where(Submission.team_id == team.id).order_by(Submission.version.desc())
+        ).all()
+        session.expunge_all()
+        return team.name, list(rows)
+
+
+def check_team(sessions: sessionmaker[Session], name: str, token: str) -> None:
+    """``NoSeason``, ``Frozen`` or ``BadToken`` if ``token`` may not submit to season ``name``."""
+    with sessions() as session:
+        season = get_season(session, name, list_others=False)
+        if season.status != "open":
+            raise Frozen(f"season {name!r} is frozen: it takes no more submissions")
+        team_of_token(session, season, token)
+
+
+# ---------------------------------------------------------------- uploads
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request's body, ``TooLarge`` past ``limit`` bytes (said by its ``Content-Length`` or
+    counted as it comes: at most ``limit + 1`` bytes are read)."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise BadUpload("Content-Length: a number of bytes")
+        if int(length) > limit:
+            raise TooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_upload(request: Request) -> Upload:
+    """The file of a submission: a form's ``file`` (with ``filename`` and ``interface`` fields,
+    optional) or the raw body (``?filename=…&interface=…``); ``TooLarge`` past ``MAX_UPLOAD``."""
+    query = request.query_params
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        body = await read_body(request, MAX_UPLOAD + FORM_SLACK)
+
+        async def once() -> AsyncGenerator[bytes, None]:
+            yield body
+
+        try:
+            form = await MultiPartParser(request.headers, once(), max_files=1, max_fields=8).parse()
+        except MultiPartException as error:
+            raise BadUpload(f"the form could not be read: {error.message}") from None
+        file = form.get("file")
+        if not isinstance(file, UploadFile):
+            raise BadUpload("send the bot as the form's 'file' field")
+        data = await file.read(MAX_UPLOAD + 1)
+        await form.close()
+        filename = str(form.get("filename") or file.filename or "")
+        interface = str(form.get("interface") or query.get("interface") or "python")
+    else:
+        data = await read_body(request, MAX_UPLOAD)
+        filename, interface = query.get("filename", ""), query.get("interface", "python")
+    if len(data) > MAX_UPLOAD:
+        raise TooLarge
+    if not filename:
+        raise BadUpload("name the file: ?filename=mybot.py, or a form's 'file' with its file name")
+    if interface not in INTERFACES:
+        raise BadUpload(f"interface: {' or '.join(INTERFACES)}")
+    return Upload(filename, data, interface)
+
+
+def bearer(request: Request) -> str | None:
+    """The token of ``Authorization: Bearer TOKEN``, if any."""
+    kind, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() or None if kind.lower() == "bearer" else None
+
+
+# ---------------------------------------------------------------- routes
+
+
+def season_routes(site: Site, settings: Settings) -> list[BaseRoute]:
+    """The seasons' pages, the ladder's live stream, the team pages and the API."""
+    sessions = site.sessions
+    validating = asyncio.Semaphore(VALIDATIONS)
+    refused_read_only = (
+        "this server takes no submissions: it is read-only ('arena serve --season-uploads' turns them on)"
+    )
+
+    def name_of(request: Request) -> str:
+        name = request.path_params["name"]
+        assert isinstance(name, str)
+        return name
+
+    async def take(name: str, token: str, upload: Upload) -> Outcome:
+        async with validating:
+            return await run_in_threadpool(
+                submit, sessions, name, token, upload.filename, upload.data, upload.interface
+            )
+
+    async def listing(request: Request) -> HTMLResponse:
+        rows = await run_in_threadpool(seasons, sessions)
+        return HTMLResponse(site.render("seasons.html", rows=rows, play=settings.play))
+
+    async def ladder(request: Request) -> HTMLResponse:
+        name = name_of(request)
+        stamp = await run_in_threadpool(season_stamp, sessions, name)
+        values = await run_in_threadpool(ladder_values, sessions, name)
+        live = f"/s/{quote(name, safe='')}/events?seen={stamp_token(stamp)}"
+        return HTMLResponse(site.render("season.html", live=live, root=season_root(name), play=settings.play, **values))
+
+    async def events(request: Request) -> Response:
+        name = name_of(request)
+        first = await run_in_threadpool(season_stamp, sessions, name)
+        shown = request.query_params.get("seen")
+
+        async def changes() -> AsyncIterator[dict[str, str]]:
+            seen = first
+            if shown is not None and shown != stamp_token(first):
+                yield {"event": "changed", "data": json.dumps(first[1:4])}
+            while not settings.stopping.is_set():
+                await asyncio.sleep(POLL)
+                stamp = await run_in_threadpool(season_stamp, sessions, name)
+                if stamp != seen:
+                    seen = stamp
+                    yield {"event": "changed", "data": json.dumps(stamp[1:4])}
+
+        return _stream(changes())
+
+    async def team_page(request: Request, token: str | None, status: int = 200, note: str | None = None) -> Response:
+        name = name_of(request)
+        values: dict[str, Any] = {"team": None, "rows": []}
+        if token is not None:
+            try:
+                values["team"], values["rows"] = await run_in_threadpool(own_submissions, sessions, name, token)
+            except BadToken:
+                token, status, note = None, 401, "that is not a team's token of this season"
+        else:
+            await run_in_threadpool(season_stamp, sessions, name)  # a 404 for no season
+        html = site.render(
+            "season_team.html",
+            root=season_root(name),
+            season=name,
+            note=note,
+            uploads=settings.uploads,
+            interfaces=INTERFACES,
+            max_upload=MAX_UPLOAD,
+            play=settings.play,
+            **values,
+        )
+        response = HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
+        if token is None and request.cookies.get(TEAM_COOKIE):
+            response.delete_cookie(TEAM_COOKIE, path=season_root(name))
+        return response
+
+    async def team(request: Request) -> Response:
+        return await team_page(request, request.cookies.get(TEAM_COOKIE))
+
+    async def sign_in(request: Request) -> Response:
+        name = name_of(request)
+        form = await request.form(max_files=0, max_fields=4)
+        token = str(form.get("token") or "").strip()
+        try:
+            await run_in_threadpool(own_submissions, sessions, name, token)
+        except BadToken:
+            return await team_page(request, None, 401, "that is not a team's token of this season")
+        response = RedirectResponse(f"{season_root(name)}team", status_code=303)
+        response.set_cookie(TEAM_COOKIE, token, path=season_root(name), httponly=True, samesite="strict")
+        return response
+
+    async def sign_out(request: Request) -> Response:
+        response = RedirectResponse(f"{season_root(name_of(request))}team", status_code=303)
+        response.delete_cookie(TEAM_COOKIE, path=season_root(name_of(request)))
+        return response
+
+    async def upload(request: Request) -> Response:
+        name, token = name_of(request), request.cookies.get(TEAM_COOKIE)
+        if not settings.uploads:
+            return await team_page(request, token, 403, refused_read_only)
+        if token is None:
+            return await team_page(request, None, 401, "enter your team's token first")
+        try:
+            sent = await read_upload(request)
+            await take(name, token, sent)
+        except TooLarge:
+            return await team_page(request, token, 413, f"the file is too large: at most {MAX_UPLOAD} bytes")
+        except BadUpload as error:
+            return await team_page(request, token, 400, str(error))
+        except SeasonError as error:
+            return await team_page(request, token, STATUS.get(type(error), 400), str(error))
+        return RedirectResponse(f"{season_root(name)}team", status_code=303)
+
+    async def api_submit(request: Request) -> Response:
+        name, token = name_of(request), bearer(request)
+        if not settings.uploads:
+            return json_error(403, refused_read_only)
+        if token is None:
+            return json_error(401, "send the team's token: Authorization: Bearer TOKEN")
+        try:
+            await run_in_threadpool(check_team, sessions, name, token)
+            sent = await read_upload(request)
+            outcome = await take(name, token, sent)
+        except TooLarge:
+            return json_error(413, f"the file is too large: an upload has at most {MAX_UPLOAD} bytes")
+        except BadUpload as error:
+            return json_error(400, str(error))
+        except SeasonError as error:
+            return json_error(STATUS.get(type(error), 400), str(error))
+        body = {"team": outcome.team, "version": outcome.version, "status": outcome.status, "log": outcome.log}
+        return JSONResponse(body, status_code=201 if outcome.status == "active" else 422)
+
+    async def api_standings(request: Request) -> Response:
+        try:
+            values = await run_in_threadpool(ladder_values, sessions, name_of(request))
+        except NotFound as error:
+            return json_error(404, str(error))
+        fields = ("team", "version", "mu", "sigma", "rating", "games")
+        return JSONResponse([{field: getattr(s, field) for field in fields} for s in values["standings"]])
+
+    return [
+        Route("/seasons", listing),
+        Route("/s/{name}/", ladder),
+        Route("/s/{name}/events", events),
+        Route("/s/{name}/team", team, methods=["GET"]),
+        Route("/s/{name}/team", sign_in, methods=["POST"]),
+        Route("/s/{name}/team/leave", sign_out, methods=["POST"]),
+        Route("/s/{name}/team/upload", upload, methods=["POST"]),
+        Route("/api/seasons/{name}/submissions", api_submit, methods=["POST"]),
+        Route("/api/seasons/{name}/standings", api_standings),
+    ]
