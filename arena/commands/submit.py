@@ -50,6 +50,8 @@ def submit(
     outcome = answer if isinstance(answer, dict) else {}
     if status not in (201, 422) or not {"team", "version", "status", "log"} <= set(outcome):
         why = outcome.get("error") if isinstance(outcome.get("error"), str) else None
+        if why is None and status == 401:  # the server's own page, before the season's API: its token
+            why = "the server wants its own token (--server-token, or ARENA_SERVER_TOKEN) besides the team's"
         raise SubmitError(f"the server refused the submission (HTTP {status}): {why or 'no reason given'}")
     text = f"{outcome['team']} v{outcome['version']}: {outcome['status']}\n{outcome['log']}"
     out().print(printable(text, lines=True), markup=False, highlight=False)
