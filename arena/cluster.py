@@ -237,12 +237,13 @@ class ArenaPlugin(WorkerPlugin):
         return dataclasses.replace(spec, code=root, code_hash=packed.digest)
 
 
-def play_on_node(job: GameJob, code: dict[str, Bundle]) -> tuple[str, GameRecord]:
-    """A Dask task: play ``job`` on the Dask worker that runs it; (its address, the record)."""
+def play_on_node(jobs: list[GameJob], code: dict[str, Bundle]) -> tuple[str, list[GameRecord]]:
+    """A Dask task: play ``jobs`` one after another on the Dask worker that runs it; (its
+    address, their records)."""
     from distributed import get_worker
 
     worker = get_worker()
     plugin = worker.plugins.get(PLUGIN_NAME)
     if not isinstance(plugin, ArenaPlugin):
         raise NodeError(f"Dask worker {worker.address} has no arena plugin (the run registers it)")
-    return worker.address, plugin.play(job, code)
+    return worker.address, [plugin.play(job, code) for job in jobs]

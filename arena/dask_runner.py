@@ -2,11 +2,16 @@
 parent still the only one to store their records (arena/cluster.py says what a node does).
 
 Like the local runner, it keeps each Dask worker busy with games whose bots it has warm: it
-gives each worker ``QUEUED_PER_WORKER`` games at a time, and when one comes back it picks that
-worker's next game from the queue by the bots it played last (the game may still go elsewhere
-if the worker is lost: Dask moves it). A game whose worker is lost is played again by another
-(Dask's own retry, up to its ``distributed.scheduler.allowed-failures``); after that the run
-stops, as the local runner does for a game that kills its workers.
+gives each worker ``QUEUED_PER_WORKER`` tasks at a time, and when one comes back it picks that
+worker's next games from the queue by the bots it played last (they may still go elsewhere if
+the worker is lost: Dask moves them). A task holds as many games as take about
+``TASK_SECONDS`` (at most ``MAX_GAMES_A_TASK``), from the games' mean length so far: Dask's
+cost of a task (the scheduler, the round trips) is then small beside its games, however short
+they are, and records still come back within a fraction of a second. A task whose worker is
+lost is played again by another (Dask's own retry, up to its
+``distributed.scheduler.allowed-failures``; its games' records had not come back, so none is
+stored twice); after that the run stops, as the local runner does for a game that kills its
+workers.
 """
 
 from __future__ import annotations
@@ -29,9 +34,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: games a Dask worker is given at once: the one it plays and the next, so that it never
-#: waits for the parent between games
-QUEUED_PER_WORKER = 2
+#: tasks a Dask worker is given at once: the one it plays and the next ones, so that it never
+#: waits for the parent between them
+QUEUED_PER_WORKER = 4
+#: the seconds of games a task should hold, and the most games it may
+TASK_SECONDS = 0.1
+MAX_GAMES_A_TASK = 16
 #: seconds between looks for Dask workers that joined the cluster during a run
 NEW_WORKERS_EVERY = 2.0
 #: seconds to wait for the scheduler to answer, and for a first worker to join it
@@ -147,23 +155,26 @@ class DaskRunner:
             return
         code = self._send_code(queue)
         warm: dict[str, OrderedDict[BotSpec, None]] = {}
-        given: dict[Future[Any], GameJob] = {}
+        given: dict[Future[Any], list[GameJob]] = {}
         run = uuid.uuid4().hex[:8]
         done = as_completed(loop=client.loop)
+        played, seconds = 0, 0.0  # games come back so far, and their seconds
 
         def give(address: str) -> None:
-            job = _pick(queue, warm.setdefault(address, OrderedDict()))
-            needed = {p: code[p] for p in map(travelling_code, job.bots) if p is not None}
+            mean = seconds / played if played else TASK_SECONDS
+            count = max(1, min(MAX_GAMES_A_TASK, round(TASK_SECONDS / max(mean, 1e-6)), len(queue)))
+            jobs = [_pick(queue, warm.setdefault(address, OrderedDict())) for _ in range(count)]
+            needed = {p: code[p] for job in jobs for p in map(travelling_code, job.bots) if p is not None}
             future = client.submit(
                 play_on_node,
-                job,
+                jobs,
                 needed,
-                key=f"arena-game-{job.game_id}-{run}",
+                key=f"arena-games-{jobs[0].game_id}-{run}",
                 workers=[address],
                 allow_other_workers=True,
                 pure=False,
             )
-            given[future] = job
+            given[future] = jobs
             done.add(future)
 
         def fill(addresses: Iterable[str]) -> None:
@@ -176,10 +187,12 @@ class DaskRunner:
         looked = time.monotonic()
         try:
             for future in done:
-                job = given.pop(future)
+                jobs = given.pop(future)
                 if future.status != "finished":
-                    raise self._failure(job, future)
-                address, record = future.result()
+                    raise self._failure(jobs, future)
+                address, records = future.result()
+                played += len(records)
+                seconds += sum(max(0.0, r.finished_at - r.started_at) for r in records)
                 if queue and not self.draining:
                     if address in warm:
                         give(address)
@@ -188,7 +201,7 @@ class DaskRunner:
                         fill(a for a in self.workers() if a not in warm)
                     if not given and queue:  # the worker that played it is gone: any other
                         fill(self.workers()[:1])
-                yield record
+                yield from records
         finally:
             for future in given:
                 future.cancel()
@@ -213,26 +226,27 @@ class DaskRunner:
                 packs[path] = packed
         return {path: self.client.scatter(packed, hash=False) for path, packed in packs.items()}
 
-    def _failure(self, job: GameJob, future: Future[Any]) -> Exception:
-        """What stops the run when game ``job``'s task failed on the cluster."""
+    def _failure(self, jobs: list[GameJob], future: Future[Any]) -> Exception:
+        """What stops the run when the task of games ``jobs`` failed on the cluster."""
         from distributed import CancelledError, KilledWorker
 
+        what = f"game {jobs[0].game_id}" if len(jobs) == 1 else "games " + ", ".join(str(j.game_id) for j in jobs)
         try:
             error = future.exception(timeout=self.timeout)
         except CancelledError:
             return RunnerError(
-                f"game {job.game_id} was cancelled on the cluster (the scheduler restarted, or lost the game's "
-                "data); running again plays it"
+                f"{what} {'was' if len(jobs) == 1 else 'were'} cancelled on the cluster (the scheduler "
+                "restarted, or lost the games' data); running again plays them"
             )
         if isinstance(error, NodeError):
             return RunnerError(str(error))
         if isinstance(error, KilledWorker):
             return RunnerError(
-                f"game {job.game_id} lost its Dask worker every time it was played (Dask's "
+                f"{what} lost {'its' if len(jobs) == 1 else 'their'} Dask worker every time played (Dask's "
                 "distributed.scheduler.allowed-failures); stopping the run: the workers' logs say why, and "
                 "running again retries the game"
             )
-        return RunnerError(f"game {job.game_id} failed on the cluster: {_said(error)}")
+        return RunnerError(f"{what} failed on the cluster: {_said(error)}")
 
 
 def _pick(queue: list[GameJob], warm: OrderedDict[BotSpec, None]) -> GameJob:
