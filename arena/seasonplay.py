@@ -127,7 +127,7 @@ def submit(
     try:
         if interface == "course2019" and not filename.endswith(".py"):
             raise UploadError("a course2019 bot is one .py file")
-        target, base = unpack(filename, data, folder, package)
+        target, base = unpack(filename, data, folder, package, as_package=interface == "python")
     except UploadError as error:
         shutil.rmtree(folder, ignore_errors=True)
         return _finish(sessions, submission_id, "error", f"refused: {error}")

@@ -56,11 +56,13 @@ __doc__ = _bot.__doc__
 '''
 
 
-def unpack(filename: str, data: bytes, folder: Path, package: str) -> tuple[str, Path]:
+def unpack(filename: str, data: bytes, folder: Path, package: str, as_package: bool = True) -> tuple[str, Path]:
     """Write the upload ``filename`` with ``data`` into the new, empty ``folder``: (the bot's
-    target, the folder it is resolved in). A ``.py`` is the target itself; a zip becomes the
-    package ``package`` (its files, and an ``__init__.py`` that runs its ``bot.py`` with the
-    modules beside it importable), whose files all go with it into the sandbox and its hash."""
+    target, the folder it is resolved in). A zip, and a ``.py`` unless ``as_package`` is false
+    (a course bot's file), become the package ``package`` (the zip's files or the ``.py`` as its
+    ``bot.py``, and an ``__init__.py`` that runs that ``bot.py`` with the modules beside it
+    importable): a module of a folder, whose files all go with it into the sandbox, into its hash
+    and to a cluster's nodes. A ``.py`` that is not is the target itself."""
     if len(data) > MAX_UPLOAD:
         raise UploadError(f"the file has {len(data)} bytes; an upload has at most {MAX_UPLOAD}")
     if not _NAME.fullmatch(filename):
@@ -70,11 +72,15 @@ def unpack(filename: str, data: bytes, folder: Path, package: str) -> tuple[str,
         )
     try:
         folder.mkdir(parents=True)
-        if filename.endswith(".py"):
+        if filename.endswith(".py") and not as_package:
             target = folder / filename
             target.write_bytes(data)
             return str(target), folder
-        _unzip(data, folder / package)
+        if filename.endswith(".py"):
+            (folder / package).mkdir()
+            (folder / package / ENTRY).write_bytes(data)
+        else:
+            _unzip(data, folder / package)
         if not (folder / package / ENTRY).is_file():
             raise UploadError(f"the zip has no {ENTRY} at its top: the file the bot is started from")
         if (folder / package / "__init__.py").exists():

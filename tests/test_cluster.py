@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import time
 from contextlib import closing
+from pathlib import Path
 
 import pytest
 
@@ -181,3 +182,22 @@ def test_a_bots_code_travels_by_its_hash_and_unpacks_the_same(tmp_path):
     assert Code(root, package_files(root)).digest() == packed.digest == Code(package, package_files(package)).digest()
     assert (root / "sub" / "table.txt").read_text() == "42\n"
     assert unpack(packed, tmp_path / "node") == root  # once: the folder is named by the hash
+
+
+@pytest.mark.slow
+def test_a_seasons_ladder_plays_on_the_cluster(tmp_path, cluster):
+    db = f"sqlite:///{tmp_path / 's.sqlite3'}"
+    assert arena("season", "create", "fall", "--game", "tictactoe", "--db", db, cwd=tmp_path).returncode == 0
+    added = arena("season", "teams", "add", "fall", "red", "blue", "--db", db, cwd=tmp_path)
+    tokens = dict(line.split("\t") for line in added.stdout.splitlines())
+    bots = Path(__file__).resolve().parent.parent / "bots"
+    for team, bot in (("red", "randombot.py"), ("blue", "rules.py")):
+        (tmp_path / bot).write_bytes((bots / bot).read_bytes())
+        done = arena("season", "submit", "fall", bot, "--token", tokens[team], "--db", db, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = arena("season", "ladder", "fall", "--games", "4", "--cluster", cluster.address, "--db", db, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr + cluster.log()
+    assert "Played 4 ladder games" in done.stdout
+    with sqlite3.connect(tmp_path / "s.sqlite3") as connection:
+        rows = connection.execute("SELECT status, node FROM games").fetchall()
+    assert rows == [("finished", this_node().host)] * 4

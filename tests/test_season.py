@@ -52,10 +52,12 @@ def zipped(*entries: tuple[str, bytes], mode: int | None = None, compression: in
 # ---------------------------------------------------------------- uploads
 
 
-def test_a_py_upload_is_written_as_it_is(tmp_path):
-    target, base = unpack("mine.py", b"x = 1\n", tmp_path / "v1", "pkg")
-    assert (target, base) == (str(tmp_path / "v1" / "mine.py"), tmp_path / "v1")
-    assert Path(target).read_bytes() == b"x = 1\n"
+def test_a_py_upload_becomes_a_package_but_a_course_bot_stays_a_file(tmp_path):
+    assert unpack("mine.py", b"x = 1\n", tmp_path / "v1", "pkg") == ("pkg", tmp_path / "v1")
+    assert (tmp_path / "v1" / "pkg" / "bot.py").read_bytes() == b"x = 1\n"
+    assert (tmp_path / "v1" / "pkg" / "__init__.py").is_file()
+    target, base = unpack("team7.py", b"x = 1\n", tmp_path / "v2", "pkg", as_package=False)
+    assert (target, base) == (str(tmp_path / "v2" / "team7.py"), tmp_path / "v2")
 
 
 def test_a_zip_upload_becomes_a_package_that_runs_its_bot_py(tmp_path):
@@ -203,7 +205,7 @@ def test_submissions_are_validated_and_the_ladder_plays_and_freezes(season):
     text = freeze(sessions, "spring", top=2, folder=tmp_path)
     config = parse_config(text)
     assert sorted(config.team_bots()) == ["blue", "red"]
-    assert str(tmp_path / "files") in text
+    assert "module: season1_team1_v1" in text and (tmp_path / "season1_team1_v1" / "bot.py").is_file()
     with pytest.raises(SeasonError, match="frozen"):
         submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes())
 

@@ -107,27 +107,46 @@ def submissions(
 def ladder(
     name: Name,
     games: Annotated[int | None, typer.Option(min=1, help="Stop after this many games (default: never).")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Games at a time (default: the cores).")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Games at a time (default: the cores, or the cluster's workers).")
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARENA_CLUSTER", help="Play on the Dask cluster whose scheduler is here (docs/cluster.md)."
+        ),
+    ] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Play season NAME's ladder: pairs chosen by information, ratings updated as games end; a
     version submitted meanwhile joins at once. Stop with Ctrl-C (the games played are kept)."""
     import os
+    from contextlib import ExitStack
 
+    from arena.commands.running import cluster_def, cluster_runner
+    from arena.job import GameRunner
     from arena.runner import LocalRunner
     from arena.seasonplay import play_ladder
 
-    count = workers or os.cpu_count() or 1
-
-    def told(record: object) -> None:
-        from arena.records import GameRecord
-
-        assert isinstance(record, GameRecord)
-        outcome = "a draw" if record.winner is None else f"won by seat {record.winner}"
-        _say(f"game {record.game_id}: {outcome} ({record.termination.value}, {len(record.moves)} moves)")
-
-    played = play_ladder(sessions(db), name, LocalRunner(count), games, count, told)
+    with ExitStack() as stack:
+        where = cluster_def(None, cluster, None, ())
+        if where is None:
+            count = workers or os.cpu_count() or 1
+            runner: GameRunner = LocalRunner(count)
+        else:
+            remote = stack.enter_context(cluster_runner(where))
+            count, runner = workers or len(remote.workers()), remote
+        played = play_ladder(sessions(db), name, runner, games, count, _told)
     _say(f"Played {played} ladder games; see 'arena season standings {name}'.")
+
+
+def _told(record: object) -> None:
+    """A line for a ladder game that ended."""
+    from arena.records import GameRecord
+
+    assert isinstance(record, GameRecord)
+    outcome = "a draw" if record.winner is None else f"won by seat {record.winner}"
+    _say(f"game {record.game_id}: {outcome} ({record.termination.value}, {len(record.moves)} moves)")
 
 
 @season_app.command("standings")
