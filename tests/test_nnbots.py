@@ -230,6 +230,7 @@ def test_a_game_the_bots_do_not_know_is_refused_before_the_model_is_read():
 # --- speed and strength -------------------------------------------------------------------------------------
 
 
+@pytest.mark.serial  # timed on the CPU clock: run alone, so that other tests' load cannot push it over
 def test_a_move_with_a_network_of_256_hidden_units_fits_a_20_ms_cpu_clock(tmp_path):
     game = get_game("xtreme")  # the largest encoding and the most moves
     encoding = encoding_for(game)
