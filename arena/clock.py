@@ -17,7 +17,7 @@ class Clock:
     after that.
 
     ``pace`` (cpu clock only) is the CPU seconds one step of the bot's search takes on this
-    machine, as the harness measured it before the tournament (``arena.pace``): a search that
+    machine, as the harness measured it before the tournament (``arena.runners.pace``): a search that
     budgets by the clock may turn its time into that many steps, so that a seed plays the same
     moves however busy the machine is. A search that the clock ended tells it ``record(steps,
     seconds)`` (kept in ``searched``): that is how the pace is measured.

@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.botspec import BotSpec  # noqa: E402
-from arena.job import GameJob  # noqa: E402
-from arena.runner import LocalRunner  # noqa: E402
-from arena.timing import TimeControl  # noqa: E402
+from arena.core.botspec import BotSpec  # noqa: E402
+from arena.core.job import GameJob  # noqa: E402
+from arena.core.timing import TimeControl  # noqa: E402
+from arena.runners.local import LocalRunner  # noqa: E402
 
 #: the target of issue 16: Dask's games/s over the local runner's, with as many worker processes
 TARGET = 0.8
@@ -59,7 +59,7 @@ def rate(runner: object, count: int) -> float:
 
 def runners(games: int, workers: int, runs: int) -> None:
     """The local runner against the Dask runner, then the Dask runner's scaling."""
-    from arena.dask_runner import DaskRunner
+    from arena.runners.dask_runner import DaskRunner
     from tests.fixtures.daskcluster import LocalCluster
 
     local = statistics.median(rate(LocalRunner(workers), games) for _ in range(runs))
@@ -84,8 +84,8 @@ def reports(teams: int) -> None:
     """The report of a synthetic course-format tournament from SQLite and from PostgreSQL."""
     import pytest
 
-    from arena.database import open_store
-    from arena.report import write_report
+    from arena.results.report import write_report
+    from arena.store.database import open_store
     from tests.fixtures.pgserver import PostgresServer, require_server
     from tests.test_results_db import synthesize
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.database import DEFAULT_URL, open_store
-from arena.lookup import find_tournament
-from arena.results import load_results
+from arena.results.lookup import find_tournament
+from arena.results.tournament_results import load_results
+from arena.store.database import DEFAULT_URL, open_store
 
 REAL = "the real winner: 1548 of 1892 points over 22 games, 4 losses, each when moving second"
 

@@ -13,7 +13,7 @@ With ``--runs N`` the quiet and loaded runs are repeated N times (medians printe
 compared. ``--clock wall`` shows what the wall clock gives the same field.
 
 All runs share one database, as runs on one machine do: under the cpu clock the bots that budget
-by the clock run at the pace (arena/pace.py) measured, before the first quiet run, the first time
+by the clock run at the pace (arena/runners/pace.py) measured, before the first quiet run, the first time
 they play here; every later run finds it stored. ``--no-pace`` shows the same field without paces.
 """
 
@@ -31,10 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.config import parse_config
-from arena.database import open_store
-from arena.runner import LocalRunner
-from arena.tournament import TournamentRun
+from arena.contests.config import parse_config
+from arena.contests.tournament import TournamentRun
+from arena.runners.local import LocalRunner
+from arena.store.database import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 #: team -> (module, parameters); the last two budget by the clock
@@ -170,7 +170,7 @@ def main() -> None:
     parser.add_argument("--move", type=float, default=0.1)
     parser.add_argument("--games-per-pair", type=int, default=2)
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--no-pace", dest="pace", action="store_false", help="no paces (arena/pace.py)")
+    parser.add_argument("--no-pace", dest="pace", action="store_false", help="no paces (arena/runners/pace.py)")
     options = parser.parse_args()
     teams = len(FIELD)
     games = teams * (teams - 1) // 2 * options.games_per_pair

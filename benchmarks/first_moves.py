@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.botspec import BotSpec
-from arena.job import GameJob
-from arena.timing import TimeControl
-from arena.worker import GameWorker
+from arena.core.botspec import BotSpec
+from arena.core.job import GameJob
+from arena.core.timing import TimeControl
+from arena.runners.worker import GameWorker
 
 #: each built-in bot at a budget the default tournament uses
 BOTS = {

@@ -31,17 +31,17 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import select  # noqa: E402
 
-from arena import worker  # noqa: E402
-from arena.botspec import BotSpec  # noqa: E402
-from arena.config import parse_config  # noqa: E402
-from arena.database import open_store  # noqa: E402
+from arena.contests.config import parse_config  # noqa: E402
+from arena.contests.tournament import TournamentRun  # noqa: E402
+from arena.core.botspec import BotSpec  # noqa: E402
+from arena.core.records import BotFault  # noqa: E402
+from arena.core.timing import TimeControl  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.records import BotFault  # noqa: E402
-from arena.runner import LocalRunner  # noqa: E402
-from arena.store import Move  # noqa: E402
-from arena.timing import TimeControl  # noqa: E402
-from arena.tournament import TournamentRun  # noqa: E402
-from arena.worker import GameWorker  # noqa: E402
+from arena.runners import worker  # noqa: E402
+from arena.runners.local import LocalRunner  # noqa: E402
+from arena.runners.worker import GameWorker  # noqa: E402
+from arena.store.database import open_store  # noqa: E402
+from arena.store.models import Move  # noqa: E402
 
 launcher_limit = worker.MAX_LAUNCHERS
 
@@ -135,7 +135,7 @@ def busy_forfeits(workers: int, moves: int, folder: Path) -> tuple[int, int]:
     run.run(LocalRunner(workers))
     with sessions() as session:
         played = session.scalar(select(Move.id).order_by(Move.id.desc()).limit(1)) or 0
-        from arena.store import Game
+        from arena.store.models import Game
 
         forfeits = len(list(session.scalars(select(Game.id).where(Game.offender.is_not(None)))))
     return played, forfeits

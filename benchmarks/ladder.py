@@ -1,5 +1,5 @@
 """How many games does a ladder need to find the true order? A field of bots of known strength
-plays on a ladder (arena/ladder.py: TrueSkill, rated as each game finishes) paired three ways:
+plays on a ladder (arena/formats/ladder.py: TrueSkill, rated as each game finishes) paired three ways:
 by information (uncertain bots play more, opponents by match quality, seats balanced), at
 random, and round robin. For each, the games needed until the ladder's order (mu - 3 sigma)
 matches the true order (Spearman >= 0.95 and the exact top 3) and keeps matching for the next
@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ladder import PAIRINGS, Ladder, spearman
+from arena.formats.ladder import PAIRINGS, Ladder, spearman
 
 ROOT = Path(__file__).resolve().parent.parent
 #: a game's result given (first, second, rng): 0, 1 or None
@@ -76,10 +76,10 @@ def simulated(bots: int) -> tuple[list[str], Play]:
 def real(games_per_pair: int) -> tuple[list[str], Play]:
     """``bots.uct`` at ``ITERATIONS`` on uttt: every ordered pair played ``games_per_pair`` times
     for real; a ladder's game draws one of its pair's results."""
-    from arena.config import parse_config
-    from arena.database import open_store
-    from arena.runner import LocalRunner
-    from arena.tournament import TournamentRun
+    from arena.contests.config import parse_config
+    from arena.contests.tournament import TournamentRun
+    from arena.runners.local import LocalRunner
+    from arena.store.database import open_store
 
     teams = "\n".join(f"  uct{n}: {{module: bots.uct, params: {{iterations: {n}}}}}" for n in ITERATIONS)
     text = (

@@ -5,8 +5,8 @@ Run: python benchmarks/learning.py [--games tictactoe,uttt] [--jobs 2] [--eval 1
 
 For each game it plays games between built-in bots in-process (their ``make_bot``, no clock,
 fixed budgets and seeds, so every run plays the same games; ``--jobs`` worker processes), makes
-one dataset of every position (``arena.dataset``), trains ``nnvalue`` and ``nnpolicy`` on it
-(``arena.training``), then plays each network bot against ``bots.randombot``, ``bots.onestep``
+one dataset of every position (``arena.learning.dataset``), trains ``nnvalue`` and ``nnpolicy`` on it
+(``arena.learning.training``), then plays each network bot against ``bots.randombot``, ``bots.onestep``
 and ``bots.uct`` with 50 iterations, ``--eval`` games from each seat (half that against uct).
 W-D-L are from the network bot's side. For tic-tac-toe it also works out, over every game a
 uniformly random opponent can play, the exact probability that ``nnvalue`` loses.
@@ -16,7 +16,7 @@ random; ``nnvalue`` loses no tic-tac-toe game to random.
 
 Unless ``--no-tournament``, it also runs a small real tic-tac-toe tournament (sandboxed bot
 processes, every move stored in SQLite, in a temporary folder) and exports its games with
-``arena.dataset.export_dataset``: the way datasets are made from stored tournaments.
+``arena.learning.dataset.export_dataset``: the way datasets are made from stored tournaments.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import arena.numeric  # noqa: F401 - before numpy: its BLAS in one thread
+import arena.learning.numeric  # noqa: F401 - before numpy: its BLAS in one thread
 from arena.clock import Clock
-from arena.dataset import PlayedGame, dataset_from_games
 from arena.games import Game, get_game
-from arena.training import Settings, train
+from arena.learning.dataset import PlayedGame, dataset_from_games
+from arena.learning.training import Settings, train
 
 
 @dataclass(frozen=True)
@@ -211,11 +211,11 @@ def loss_probability(path: str, seat: int) -> float:
 
 def run_tournament() -> None:
     """A small tic-tac-toe tournament in sandboxed processes, stored, then exported."""
-    from arena.config import parse_config
-    from arena.dataset import export_dataset
-    from arena.runner import LocalRunner
-    from arena.store import open_store
-    from arena.tournament import TournamentRun
+    from arena.contests.config import parse_config
+    from arena.contests.tournament import TournamentRun
+    from arena.learning.dataset import export_dataset
+    from arena.runners.local import LocalRunner
+    from arena.store.models import open_store
 
     text = (
         "name: learning-demo\ngame: tictactoe\nseed: 3\ntime: {move: 0.2}\nworkers: 2\nbots:\n"

@@ -22,7 +22,7 @@ bot process runs: a game is one random draw. The budget is two full round robins
   meets half the field once, 1296 games for 72 bots), then ``play_adaptive`` spends the rest of
   the budget on the bots near the cut and the podium.
 
-Every format's final order is that of the Elo fit of all its games (``arena.elo.fit_elo``, one
+Every format's final order is that of the Elo fit of all its games (``arena.stats.elo.fit_elo``, one
 virtual draw of prior), the knockout's within the round each bot reached. Figures: the share of
 tournaments whose top k is exactly the true top k (with its standard error), the mean absolute
 difference between a bot's place and its true place, over all bots, and the games played. The
@@ -43,9 +43,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.elo import expected_score, fit_elo
 from arena.formats import play_adaptive, play_knockout, play_swiss
-from arena.schedule import round_robin
+from arena.formats.schedule import round_robin
+from arena.stats.elo import expected_score, fit_elo
 
 FORMATS = ("round robin", "swiss", "knockout", "adaptive")
 SWISS_ROUNDS = 14

@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import func, select  # noqa: E402
 
-from arena.database import open_store  # noqa: E402
-from arena.store import Game, Move  # noqa: E402
+from arena.store.database import open_store  # noqa: E402
+from arena.store.models import Game, Move  # noqa: E402
 from tests.test_results_db import synthesize  # noqa: E402
 
 #: the target of issue 5: the course-sized report in at most this many seconds
@@ -55,7 +55,16 @@ def main() -> None:
     for _ in range(args.runs):
         start = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-c", "from arena.cli import main; main()", "report", "--db", url, "--out", str(out)],
+            [
+                sys.executable,
+                "-c",
+                "from arena.commands.cli import main; main()",
+                "report",
+                "--db",
+                url,
+                "--out",
+                str(out),
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
             cwd=ROOT,

@@ -4,7 +4,7 @@ tournament (72 teams, about 790 xtreme games and 85,000 moves) served by the rea
 - requests/s for the overview and for a game page, from ``--clients`` clients at once, each
   reusing its connection (the pages are rendered in full each time; the results of the
   tournament are loaded once and kept until its games change);
-- the delay from a move written (as a worker writes a game in progress, ``arena.live``) to the
+- the delay from a move written (as a worker writes a game in progress, ``arena.core.live``) to the
   move in the game page of a headless Chromium (target: at most 1 s), and from a game stored
   (``save_record``, as the run's parent stores one) to the overview showing it.
 
@@ -33,11 +33,11 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
-from arena.database import open_store  # noqa: E402
+from arena.core.live import LiveMoves, live_folder  # noqa: E402
+from arena.core.records import GameRecord, MoveRecord  # noqa: E402
 from arena.games import get_game_from_spec  # noqa: E402
-from arena.live import LiveMoves, live_folder  # noqa: E402
-from arena.records import GameRecord, MoveRecord  # noqa: E402
-from arena.store import Game, Move, Tournament, save_record  # noqa: E402
+from arena.store.database import open_store  # noqa: E402
+from arena.store.models import Game, Move, Tournament, save_record  # noqa: E402
 from tests.test_results_db import synthesize  # noqa: E402
 
 #: the issue's target for the delay from a move stored to the move in the browser (seconds)
@@ -54,7 +54,7 @@ def free_port() -> int:
 def serve(url: str, port: int) -> subprocess.Popen[bytes]:
     """``arena serve`` on ``url``, read-only, once it answers."""
     process = subprocess.Popen(
-        [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--db", url, "--port", str(port)]
+        [sys.executable, "-c", "from arena.commands.cli import main; main()", "serve", "--db", url, "--port", str(port)]
         + ["--no-play"],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

@@ -25,12 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.botplayer import WARM_PROCESSES  # noqa: E402
-from arena.config import parse_config  # noqa: E402
-from arena.database import open_store  # noqa: E402
-from arena.procfs import child_pids  # noqa: E402
-from arena.runner import LocalRunner  # noqa: E402
-from arena.tournament import TournamentRun  # noqa: E402
+from arena.contests.config import parse_config  # noqa: E402
+from arena.contests.tournament import TournamentRun  # noqa: E402
+from arena.runners.local import LocalRunner  # noqa: E402
+from arena.runners.seat import WARM_PROCESSES  # noqa: E402
+from arena.sandbox.procfs import child_pids  # noqa: E402
+from arena.store.database import open_store  # noqa: E402
 
 BOTS = ROOT / "tests" / "fixtures" / "bots"
 #: growth from the 20 % mark to the end still called flat: resident memory (MiB), descriptors

@@ -307,7 +307,7 @@ class Budget:
         return False
 
     def _ended_by_clock(self, now: float) -> None:
-        """Tell the clock how many iterations its time held (how ``arena.pace`` measures)."""
+        """Tell the clock how many iterations its time held (how ``arena.runners.pace`` measures)."""
         record = getattr(self.clock, "record", None) if self.limit is None else None
         if record is not None:
             record(self.count, now - self.start)

@@ -1,6 +1,6 @@
 """Neural policy: plays the move a network trained on stored games predicts a strong player makes.
 
-A small multilayer perceptron (``arena.network``, numpy only), trained by ``arena train
+A small multilayer perceptron (``arena.learning.network``, numpy only), trained by ``arena train
 nnpolicy`` on the moves of played games (``arena dataset``), gives each legal move of a
 position a probability (a softmax over the game's moves, masked to the legal ones). The bot
 plays the most probable legal move (ties broken with its generator) or, with a
@@ -17,10 +17,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.features import Encoding, encoding_for
 from arena.games import Game, State
-from arena.network import Network
-from arena.numeric import np
+from arena.learning.features import Encoding, encoding_for
+from arena.learning.network import Network
+from arena.learning.numeric import np
 from bots.common import Param, best_by, no_gc_pauses, rehearse, setup
 from bots.nnvalue import FileParam, load_network
 

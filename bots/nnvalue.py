@@ -1,6 +1,6 @@
 """Neural value: plays the move whose resulting position a network trained on stored games rates best.
 
-A small multilayer perceptron (``arena.network``, numpy only), trained by ``arena train nnvalue``
+A small multilayer perceptron (``arena.learning.network``, numpy only), trained by ``arena train nnvalue``
 on the positions of played games (``arena dataset``), predicts the probability that the side to
 move in a position wins. The bot looks one move ahead: it rates the position after each legal
 move, from its own side (a finished game by its outcome, 1 a win, 0.5 a draw, 0 a loss; after
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import BotParameterError
-from arena.features import Encoding, encoding_for
 from arena.games import Game, State
-from arena.network import ModelError, Network, load_model, train_hint
+from arena.learning.features import Encoding, encoding_for
+from arena.learning.network import ModelError, Network, load_model, train_hint
 from bots.common import Param, best_by, no_gc_pauses, rehearse, setup
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")

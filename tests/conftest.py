@@ -69,7 +69,7 @@ def staged_url(tmp_path):
 
 
 def _cgroups() -> set[str]:
-    from arena.cgroups import PREFIX, support
+    from arena.sandbox.cgroups import PREFIX, support
 
     found = support()
     if found is None:

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from arena.elo import expected_score
 from arena.formats import FormatError, adaptive_pairings, play_adaptive
+from arena.stats.elo import expected_score
 
 #: eight bots, P2 and P3 almost equal, the others 400 Elo apart
 TRUE_ELO = {"P0": 1200, "P1": 800, "P2": 400, "P3": 390, "P4": 0, "P5": -400, "P6": -800, "P7": -1200}

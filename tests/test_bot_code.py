@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.botkinds import BotKindError, Code, PythonBot, find_module, package_files
+from arena.entrants.kinds import BotKindError, Code, PythonBot, find_module, package_files
 from tests.fixtures.harnesskit import arena
 
 pytestmark = pytest.mark.slow
@@ -82,9 +82,9 @@ def test_finding_a_module_imports_nothing(tmp_path):
 
 
 def test_a_package_too_large_to_be_code_is_refused(tmp_path, monkeypatch):
-    import arena.botkinds
+    import arena.entrants.kinds
 
-    monkeypatch.setattr(arena.botkinds, "MAX_CODE_BYTES", 1000)
+    monkeypatch.setattr(arena.entrants.kinds, "MAX_CODE_BYTES", 1000)
     package = tmp_path / "big"
     package.mkdir()
     (package / "__init__.py").write_text("")

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.database import open_store
 from arena.games import get_game
-from arena.lookup import find_tournament
-from arena.report import team_file, write_report
-from arena.results import load_results
+from arena.results.lookup import find_tournament
+from arena.results.report import team_file, write_report
+from arena.results.tournament_results import load_results
+from arena.store.database import open_store
 from tests.test_results import league_config, play_league
 from tests.test_results_db import create, play_stage, set_status, synthesize
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.botspec import BotSpec
-from arena.cluster import ClusterError
-from arena.job import GameJob
-from arena.node import this_node
-from arena.runner import RunnerError
-from arena.timing import TimeControl
+from arena.core.botspec import BotSpec
+from arena.core.job import GameJob
+from arena.core.timing import TimeControl
+from arena.runners.dask_node import ClusterError
+from arena.runners.local import RunnerError
+from arena.runners.machine import this_node
 from tests.fixtures.daskcluster import LocalCluster
 from tests.fixtures.harnesskit import TournamentFolder, arena, stop
 from tests.fixtures.pgserver import free_port
@@ -132,7 +132,7 @@ def job(game_id: int, spec: BotSpec) -> GameJob:
 
 
 def test_a_node_without_a_bots_interpreter_says_so(cluster):
-    from arena.dask_runner import DaskRunner
+    from arena.runners.dask_runner import DaskRunner
 
     missing = BotSpec(name="old", kind="python", target="bots.randombot", python="/opt/no-such/python2.7")
     with DaskRunner(cluster.address) as runner, pytest.raises(RunnerError) as caught:
@@ -143,7 +143,7 @@ def test_a_node_without_a_bots_interpreter_says_so(cluster):
 
 
 def test_an_unreachable_scheduler_is_a_clear_error_and_stores_nothing(tmp_path):
-    from arena.dask_runner import DaskRunner
+    from arena.runners.dask_runner import DaskRunner
 
     address = f"tcp://127.0.0.1:{free_port()}"
     started = time.monotonic()
@@ -158,7 +158,7 @@ def test_an_unreachable_scheduler_is_a_clear_error_and_stores_nothing(tmp_path):
 
 
 def test_a_node_scales_time_limits_by_its_speed_and_records_it(cluster):
-    from arena.dask_runner import DaskRunner
+    from arena.runners.dask_runner import DaskRunner
 
     bot = BotSpec(name="random", kind="python", target="bots.randombot")
     with DaskRunner(cluster.address, scale_time=True) as runner:
@@ -168,8 +168,8 @@ def test_a_node_scales_time_limits_by_its_speed_and_records_it(cluster):
 
 
 def test_a_bots_code_travels_by_its_hash_and_unpacks_the_same(tmp_path):
-    from arena.botkinds import Code, package_files
-    from arena.cluster import bundle, unpack
+    from arena.entrants.kinds import Code, package_files
+    from arena.runners.dask_node import bundle, unpack
 
     package = tmp_path / "planner" / "team7"
     (package / "sub").mkdir(parents=True)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.botspec import BotSpec
-from arena.cluster import ClusterError, TlsFiles
-from arena.job import GameJob
-from arena.timing import TimeControl
+from arena.core.botspec import BotSpec
+from arena.core.job import GameJob
+from arena.core.timing import TimeControl
+from arena.runners.dask_node import ClusterError, TlsFiles
 from tests.fixtures.daskcluster import LocalCluster
 
 pytestmark = pytest.mark.slow
@@ -73,7 +73,7 @@ def tls_cluster(tmp_path_factory):
 
 
 def test_games_are_played_over_tls_when_certificates_are_given(tls_cluster):
-    from arena.dask_runner import DaskRunner
+    from arena.runners.dask_runner import DaskRunner
 
     cluster, (ca, cert, key) = tls_cluster
     assert cluster.address.startswith("tls://")
@@ -86,7 +86,7 @@ def test_games_are_played_over_tls_when_certificates_are_given(tls_cluster):
 
 
 def test_a_client_without_the_certificates_is_refused(tls_cluster):
-    from arena.dask_runner import DaskRunner
+    from arena.runners.dask_runner import DaskRunner
 
     cluster, (ca, cert, key) = tls_cluster
     plain = cluster.address.replace("tls://", "tcp://")

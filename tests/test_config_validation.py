@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from arena.config import load_config, parse_config
+from arena.contests.config import load_config, parse_config
+from arena.contests.preflight import PreflightError
 from arena.errors import ConfigError
-from arena.preflight import PreflightError
 from tests.fixtures.harnesskit import BOTS, arena
 
 TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"

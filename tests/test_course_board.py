@@ -1,4 +1,4 @@
-"""The course simulator's BigBoard, as arena/course_host.py rebuilds it from the rules.
+"""The course simulator's BigBoard, as arena/host/course_host.py rebuilds it from the rules.
 
 It must agree with the 20 games played under the original course simulator
 (``tests/vectors/xtreme_random_games.jsonl``) on every legal-move count, every bonus move, the result

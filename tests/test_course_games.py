@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from arena import course
-from arena.botspec import BotSpec
+from arena.contests.registration import RegistrationError
+from arena.core.botspec import BotSpec
+from arena.core.gameloop import play_game
+from arena.core.records import Termination
+from arena.core.timing import TimeControl
+from arena.entrants import course
 from arena.games import get_game
-from arena.match import play_game
-from arena.records import Termination
-from arena.registry import RegistrationError
-from arena.timing import TimeControl
-from arena.worker import GameWorker
+from arena.runners.worker import GameWorker
 from tests.fixtures.course.coursekit import COURSE_BOTS, HOST_FILE, PYTHONS, has_numpy, python27
 from tests.fixtures.harnesskit import bot_stderr
 
@@ -148,13 +148,13 @@ def test_register_ambiguous_file_says_how_to_choose(cli):
     assert chosen.exit_code == 0, chosen.output
 
 
-# -- arena.course ------------------------------------------------------------------------------
+# -- arena.entrants.course ------------------------------------------------------------------------------
 
 
 def test_a_course_bot_runs_the_host_file_of_the_package():
     spec = BotSpec("t7", "course2019", "/bots/team7.py", '{"class": "Team7"}', sys.executable)
     assert spec.command() == [sys.executable, str(HOST_FILE), "--class", "Team7", "/bots/team7.py"]
-    assert HOST_FILE.is_file() and HOST_FILE.parent.name == "arena"
+    assert HOST_FILE.is_file() and HOST_FILE.parent.parts[-2:] == ("arena", "host")
     assert BotSpec("t7", "course2019", "/bots/team7.py", python="python2.7").command() == [
         "python2.7",
         str(HOST_FILE),

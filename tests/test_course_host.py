@@ -209,7 +209,7 @@ def test_an_exception_in_move_is_an_error_reply_with_the_bots_traceback():
     assert first == "move() raised KeyError: 'no such key'"
     assert frames[0].endswith(f'test_course_host.py", line {Raises.LINE}, in move')
     assert frames[1].strip() == 'return {}["no such key"]'
-    assert "arena/course_host.py" not in reply["message"]  # the host's own frames are left out
+    assert "arena/host/course_host.py" not in reply["message"]  # the host's own frames are left out
 
 
 def test_memory_error_in_move_is_a_resource_limit():

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arena.config import load_config
+from arena.contests.config import load_config
+from arena.contests.stages import expected_games
 from arena.games import get_game
-from arena.stages import expected_games
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_BOT = ROOT / "tests" / "fixtures" / "course" / "team2.py"

@@ -107,7 +107,7 @@ def lock_held(stored: Stored, name: str) -> Iterator[int]:
     """The run lock of tournament ``name`` held by another process (a lock belongs to its
     process: this one could take it again); that process's pid."""
     code = (
-        "import sys\nfrom arena.tournament import run_lock\n"
+        "import sys\nfrom arena.contests.tournament import run_lock\n"
         "with run_lock(sys.argv[1], sys.argv[2]):\n    print('locked', flush=True)\n    sys.stdin.read()\n"
     )
     process = subprocess.Popen(

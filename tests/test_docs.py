@@ -216,7 +216,7 @@ def test_the_example_bot_of_bots_md_keeps_the_contract_and_plays_a_game(tmp_path
     import random
 
     from arena.games import get_game
-    from arena.loader import check_contract, load_module, make_player
+    from arena.host.loader import check_contract, load_module, make_player
 
     text = (ROOT / "docs" / "bots.md").read_text()
     (tmp_path / "greedy.py").write_text(text.split("```python\n", 1)[1].split("```", 1)[0])

@@ -9,9 +9,9 @@ from statistics import NormalDist
 
 import pytest
 
-from arena.elo import ELO_PER_NAT, EloError, elo_difference, expected_score, fit_elo
 from arena.errors import ArenaError
-from arena.matchstats import game_stats, pair_stats, pentanomial, trinomial
+from arena.stats.elo import ELO_PER_NAT, EloError, elo_difference, expected_score, fit_elo
+from arena.stats.matchstats import game_stats, pair_stats, pentanomial, trinomial
 
 PHI = NormalDist().cdf
 Z95 = NormalDist().inv_cdf(0.975)  # 1.959964

@@ -1,5 +1,5 @@
 """The Elo leaderboard: ``arena leaderboard --rating elo`` ranks the teams by a Bradley-Terry fit
-(``arena.elo.fit_elo``) of the stored games, all of them or a stage's, with 95 % intervals and
+(``arena.stats.elo.fit_elo``) of the stored games, all of them or a stage's, with 95 % intervals and
 the likelihood of superiority over the next team; the default leaderboard shows the same Elo
 beside the rating system's figures; JSON for scripts."""
 
@@ -10,10 +10,10 @@ from itertools import pairwise
 
 import pytest
 
-from arena.database import open_store
-from arena.elo import fit_elo
-from arena.lookup import find_tournament
-from arena.results import load_results
+from arena.results.lookup import find_tournament
+from arena.results.tournament_results import load_results
+from arena.stats.elo import fit_elo
+from arena.store.database import open_store
 from tests.fixtures.harnesskit import run_arena
 from tests.test_results import FIRST_LEGAL, TTT, X_WINS
 from tests.test_results_db import create, play_stage, scripted, set_status

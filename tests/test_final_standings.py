@@ -4,10 +4,10 @@ built here by hand from games and ratings chosen for each case."""
 
 from __future__ import annotations
 
-from arena.final_standings import final_standings, standings_csv
-from arena.stagedef import StageDef
-from arena.standings import GameResult, table
-from arena.tables import PoolTable, StageTable
+from arena.formats.stagedef import StageDef
+from arena.formats.standings import GameResult, table
+from arena.results.final_standings import final_standings, standings_csv
+from arena.results.tables import PoolTable, StageTable
 
 
 def won(first: str, second: str) -> tuple[str, str, int | None]:

@@ -27,13 +27,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena import protocol
-from arena.config import TournamentDef, parse_config
+from arena.contests.config import TournamentDef, parse_config
+from arena.contests.yamlfile import load_yaml
+from arena.core import protocol
+from arena.core.records import BotFault, Termination
 from arena.errors import ArenaError, ConfigError
 from arena.games import GAMES, IllegalMoveError, MoveSyntaxError, get_game
-from arena.process import BotProcess
-from arena.records import BotFault, Termination
-from arena.yamlfile import load_yaml
+from arena.sandbox.process import BotProcess
 from tests.fixtures.harnesskit import run_arena
 
 FAST = settings(max_examples=150, deadline=1000, suppress_health_check=[HealthCheck.too_slow])
@@ -328,9 +328,9 @@ def command_lines(draw) -> list[str]:
 def cli_folder(tmp_path_factory) -> Path:
     """A working folder (without tournament.yaml) with a broken and an empty tournament file,
     and a database holding one small finished tournament, ``fuzz``."""
-    from arena.database import open_store
-    from arena.runner import LocalRunner
-    from arena.tournament import TournamentRun
+    from arena.contests.tournament import TournamentRun
+    from arena.runners.local import LocalRunner
+    from arena.store.database import open_store
     from tests.fixtures.harnesskit import BOTS
 
     folder = tmp_path_factory.mktemp("cli")
@@ -354,7 +354,7 @@ def cli_folder(tmp_path_factory) -> Path:
 )
 @given(words=command_lines())
 def test_any_command_line_ends_with_exit_0_or_2_and_no_traceback(cli_folder, monkeypatch, words):
-    from arena import cli
+    from arena.commands import cli
 
     monkeypatch.chdir(cli_folder)
     monkeypatch.delenv("ARENA_DB", raising=False)
@@ -362,7 +362,7 @@ def test_any_command_line_ends_with_exit_0_or_2_and_no_traceback(cli_folder, mon
     words = [f"sqlite:///{cli_folder / 'arena.sqlite3'}" if word == "OWN" else word for word in words]
     if "--db" not in words and words[0] not in ("--help", "--version", "nosuch"):
         words += ["--db", f"sqlite:///{cli_folder / 'arena.sqlite3'}"]  # never the default ./db
-    # what arena.cli.main does: words that are not UTF-8 are refused first, and an ArenaError
+    # what arena.commands.cli.main does: words that are not UTF-8 are refused first, and an ArenaError
     # is its message and exit status 2
     try:
         cli.check_arguments(words)

@@ -11,9 +11,9 @@ import time
 import pytest
 from sqlalchemy import select, update
 
-from arena.database import open_store
-from arena.records import GameRecord, MoveRecord, Termination
-from arena.store import Game, GameVoid, save_void
+from arena.core.records import GameRecord, MoveRecord, Termination
+from arena.store.database import open_store
+from arena.store.models import Game, GameVoid, save_void
 from tests.fixtures.harnesskit import arena, run_arena
 from tests.test_results import X_WINS, league_config
 from tests.test_results_db import create, play_stage, set_status, synthesize

@@ -19,14 +19,14 @@ import time
 
 import pytest
 
-from arena import landlock
-from arena.botspec import BotSpec
+from arena.core.botspec import BotSpec
+from arena.core.gameloop import play_game
+from arena.core.records import Termination
+from arena.core.timing import TimeControl
 from arena.games import get_game
-from arena.match import play_game
-from arena.procfs import running
-from arena.records import Termination
-from arena.timing import TimeControl
-from arena.worker import GameWorker
+from arena.runners.worker import GameWorker
+from arena.sandbox import landlock
+from arena.sandbox.procfs import running
 from tests.fixtures.course.coursekit import COURSE_BOTS, has_numpy
 from tests.fixtures.harnesskit import BOTS, COMMANDS, bot_stderr, command_bot, job, late, python_bot  # noqa: F401
 from tests.fixtures.leftovers import nothing_left_behind  # noqa: F401
@@ -317,7 +317,7 @@ def test_a_detached_grandchild_is_killed_and_reaped_by_the_worker(isolation, poo
 
 def test_a_real_worker_process_ends_what_a_bot_detached(tmp_path):
     # the worker process of a LocalRunner, not this test process, is the subreaper here
-    from arena.runner import LocalRunner
+    from arena.runners.local import LocalRunner
 
     records = list(LocalRunner(1).run([job(python_bot("detaches_grandchild"), HEALTHY)]))
     grandchild = int(re.search(r"grandchild (\d+)", records[0].stderr[0]).group(1))
@@ -394,9 +394,9 @@ def test_each_course_misbehaviour_is_an_illegal_move(fault):
 
 
 def test_a_bot_that_stops_reading_its_input_is_a_crash_not_a_blocked_worker():
-    from arena import protocol
-    from arena.process import BotProcess
-    from arena.records import BotFault
+    from arena.core import protocol
+    from arena.core.records import BotFault
+    from arena.sandbox.process import BotProcess
 
     spec = command_bot("never_reads.py")
     process = BotProcess(spec.argv(), spec.name)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena import worker as worker_module
-from arena.records import Termination
+from arena.core.records import Termination
+from arena.runners import worker as worker_module
 from tests.fixtures.harnesskit import BOTS, job, python_bot
 
 
@@ -27,7 +27,7 @@ def test_a_failure_of_the_harness_during_a_game_aborts_that_game_and_the_worker_
 
 
 def test_registering_a_bot_that_detaches_a_process_refuses_it_and_ends_the_process(cli, monkeypatch):
-    from arena.procfs import running
+    from arena.sandbox.procfs import running
 
     monkeypatch.chdir(BOTS)
     result = cli("register", "detaches_grandchild.py")
@@ -38,7 +38,7 @@ def test_registering_a_bot_that_detaches_a_process_refuses_it_and_ends_the_proce
 
 
 def test_a_bot_over_its_process_and_thread_limit_cannot_start_more(isolation, pool):
-    from arena.cgroups import support
+    from arena.sandbox.cgroups import support
 
     if isolation != "cgroups" or "pids" not in support().v2_controllers | set(support().v1):
         pytest.skip("no pids controller here: processes and threads are not counted")

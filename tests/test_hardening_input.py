@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import load_config, parse_config
+from arena.contests.config import load_config, parse_config
+from arena.contests.rating import RatingError, replay_ratings
+from arena.contests.yamlfile import MAX_FILE, load_yaml
 from arena.errors import ConfigError
-from arena.rating import RatingError, replay_ratings
-from arena.yamlfile import MAX_FILE, load_yaml
 from tests.fixtures.harnesskit import WIDE
 
 TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
@@ -90,7 +90,7 @@ def test_a_stage_of_more_games_than_the_limit_is_refused():
 
 
 def test_rating_settings_that_make_trueskill_fail_are_an_error_naming_them():
-    from arena.config import RatingDef
+    from arena.contests.config import RatingDef
 
     settings = RatingDef(mu=1e4, sigma=1e-3, beta=1e4, tau=0, draw_probability=0)
     games = [(number, "a", "b", [0, 0, 1, None, 0][number % 5]) for number in range(500)]
@@ -387,8 +387,8 @@ def test_a_database_that_is_a_folder_is_refused_naming_it(tmp_path, monkeypatch,
 
 
 def test_parameters_for_a_registered_command_bot_in_play_are_refused(cli, tmp_path):
-    from arena.database import open_store
-    from arena.store import Bot
+    from arena.store.database import open_store
+    from arena.store.models import Bot
 
     with open_store(cli.db).begin() as session:
         session.add(Bot(name="cmd", kind="command", target="python3 bot.py", path=str(tmp_path), registered=True))

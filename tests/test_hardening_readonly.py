@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import landlock
-from arena.database import SCHEMA_VERSION, open_store
-from arena.store import StoreError
+from arena.sandbox import landlock
+from arena.store.database import SCHEMA_VERSION, open_store
+from arena.store.models import StoreError
 from tests.fixtures.harnesskit import BOTS, FIXTURES, WIDE, arena
 
 pytestmark = pytest.mark.skipif(not landlock.abi_version(), reason="this kernel has no Landlock to forbid writes")

@@ -2,7 +2,7 @@
 recurse past its stack, and the ``RecursionError`` killed the worker; a string with a lone
 surrogate (the JSON escape ``"\\udcff"``) could not be stored or printed. A reply nested deeper
 than ``protocol.MAX_DEPTH`` is a protocol error (its game forfeited, the worker goes on), and
-the fields arena uses come back clean (``arena.text.clean``)."""
+the fields arena uses come back clean (``arena.core.text.clean``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from arena import protocol
-from arena.records import Termination
+from arena.core import protocol
+from arena.core.records import Termination
 from tests.fixtures.harnesskit import command_bot, job, python_bot
 
 # ---------------------------------------------------------------- text

@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from arena.records import Termination
-from arena.runner import LocalRunner, RunnerError
-from arena.worker import GameWorker
+from arena.core.records import Termination
+from arena.runners.local import LocalRunner, RunnerError
+from arena.runners.worker import GameWorker
 from tests.fixtures.harnesskit import job, python_bot
 from tests.fixtures.leftovers import nothing_left_running  # noqa: F401
 

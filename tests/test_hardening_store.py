@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import database, landlock
+from arena.sandbox import landlock
+from arena.store import database
 from tests.fixtures.harnesskit import (
     FIXTURES,
     WIDE,

@@ -2,7 +2,7 @@
 ``"\\udcff"``) failed every write of it to SQLite, stopping a tournament for good, and terminal
 escape sequences in names, docstrings and messages reached the terminal. Text is cleaned where it
 enters (the protocol reader, the tournament file, the store as a last line of defence) and shown
-escaped on every terminal output (``arena.text``)."""
+escaped on every terminal output (``arena.core.text``)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from arena.config import parse_config
-from arena.database import open_store
+from arena.contests.config import parse_config
 from arena.errors import ConfigError
-from arena.store import Bot
+from arena.store.database import open_store
+from arena.store.models import Bot
 from tests.fixtures.harnesskit import BOTS, COMMANDS, arena, without_root_warning
 
 TWO_BOTS = "  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import landlock
-from arena.database import open_store
-from arena.store import integrity_problems
+from arena.sandbox import landlock
+from arena.store.database import open_store
+from arena.store.models import integrity_problems
 from tests.fixtures.harnesskit import BOTS, COMMANDS, arena, late, processes_mentioning, wait_until
 
 pytestmark = pytest.mark.slow

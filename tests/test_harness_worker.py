@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from arena.process import STDERR_TAIL
-from arena.records import Termination
+from arena.core.records import Termination
+from arena.sandbox.process import STDERR_TAIL
 from tests.fixtures.harnesskit import bot_stderr, job, python_bot, running
 
 FIRST = python_bot("first_legal", "first")

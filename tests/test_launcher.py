@@ -1,4 +1,4 @@
-"""Python bots forked from a worker's warm launcher (arena/launcher.py): each is the worker's
+"""Python bots forked from a worker's warm launcher (arena/sandbox/launcher.py): each is the worker's
 own child in a session of its own, with nothing of the launcher's open, different randomness,
 and it dies with the worker; a launcher that fails is replaced, and bots start the plain way
 when none can be had. What such a bot sees and may do (environment, limits, confinement) is
@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from arena import launcher
-from arena.launcher import LaunchError
-from arena.records import Termination
+from arena.core.records import Termination
+from arena.sandbox import launcher
+from arena.sandbox.launcher import LaunchError
 from tests.fixtures.harnesskit import job, python_bot, running, wait_until
 
 pytestmark = pytest.mark.usefixtures("forking")
@@ -42,7 +42,7 @@ def test_a_forked_bot_is_named_by_its_launchers_command_line(pool):
     pool.play(job(python_bot("first_legal"), python_bot("seeded_random")))
     with open(f"/proc/{pool.processes[0].pid}/cmdline", "rb") as f:
         words = f.read().split(b"\0")
-    assert words[1:3] == [b"-m", b"arena.launcher"]
+    assert words[1:3] == [b"-m", b"arena.sandbox.launcher"]
     assert words[3] == str(os.getpid()).encode() and words[5] == b"tictactoe"
 
 
@@ -100,9 +100,9 @@ def test_when_the_launcher_cannot_fork_bots_start_the_plain_way(pool, monkeypatc
 
 WORKER = """
 import sys, time
-from arena.botspec import BotSpec
+from arena.core.botspec import BotSpec
 from arena.games import get_game
-from arena.worker import GameWorker
+from arena.runners.worker import GameWorker
 with GameWorker() as worker:
     bot = worker.start_bot(BotSpec("b", "python", sys.argv[1]), get_game("tictactoe"))
     print(bot.pid, worker._launcher.pid, flush=True)

@@ -12,20 +12,20 @@ import sys
 import pytest
 
 PROCESS_LAYER = [
-    "arena.process",
-    "arena.launcher",
-    "arena.worker",
-    "arena.botplayer",
-    "arena.reaper",
-    "arena.procfs",
-    "arena.runner",
-    "arena.cluster",
-    "arena.dask_runner",
-    "arena.sandbox",
-    "arena.cgroups",
-    "arena.host",
-    "arena.seccomp",
-    "arena.landlock",
+    "arena.sandbox.process",
+    "arena.sandbox.launcher",
+    "arena.runners.worker",
+    "arena.runners.seat",
+    "arena.sandbox.reaper",
+    "arena.sandbox.procfs",
+    "arena.runners.local",
+    "arena.runners.dask_node",
+    "arena.runners.dask_runner",
+    "arena.sandbox.wrapper",
+    "arena.sandbox.cgroups",
+    "arena.host.python_host",
+    "arena.sandbox.seccomp",
+    "arena.sandbox.landlock",
 ]
 
 
@@ -39,23 +39,32 @@ def imported_by(module: str) -> set[str]:
 @pytest.mark.parametrize(
     "module",
     [
-        "arena.report",
-        "arena.pages",
+        "arena.results.report",
+        "arena.results.pages",
         "arena.web.site",
         "arena.web.app",
-        "arena.results",
-        "arena.final_standings",
-        "arena.formatstandings",
-        "arena.listings",
-        "arena.replay",
-        "arena.nodestats",
+        "arena.results.tournament_results",
+        "arena.results.final_standings",
+        "arena.formats.format_standings",
+        "arena.results.listings",
+        "arena.results.replay",
+        "arena.results.nodestats",
     ],
 )
 def test_the_read_side_does_not_import_the_process_layer(module):
     assert imported_by(module) & set(PROCESS_LAYER) == set()
 
 
-@pytest.mark.parametrize("module", ["arena.stages", "arena.rounds", "arena.tournament", "arena.roster", "arena.job"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "arena.contests.stages",
+        "arena.formats.rounds",
+        "arena.contests.tournament",
+        "arena.contests.roster",
+        "arena.core.job",
+    ],
+)
 def test_planning_a_tournament_does_not_import_the_process_layer(module):
     assert imported_by(module) & set(PROCESS_LAYER) == set()
 
@@ -69,4 +78,4 @@ def test_the_games_import_nothing_of_the_harness():
 
 def test_the_job_imports_only_the_records_and_the_time_model():
     # a cluster node unpickles jobs and records with nothing of the local harness loaded
-    assert imported_by("arena.job") == {"arena", "arena.job", "arena.records", "arena.timing"}
+    assert imported_by("arena.core.job") == {"arena", "arena.core.job", "arena.core.records", "arena.core.timing"}

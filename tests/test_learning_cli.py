@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.database import open_store
-from arena.dataset import load_dataset
+from arena.commands.cli import app
+from arena.core.records import Termination
 from arena.games import get_game
-from arena.network import load_model
-from arena.records import Termination
+from arena.learning.dataset import load_dataset
+from arena.learning.network import load_model
+from arena.store.database import open_store
 from tests.test_learning_dataset import CUT, DRAW, X_WINS, record, store_tournament
 
 runner = CliRunner()
@@ -131,7 +131,7 @@ def test_a_mistake_is_refused_saying_what_to_do(db, tmp_path, monkeypatch, args,
 
 
 def test_the_command_prints_the_message_and_exits_2_without_a_traceback(db, tmp_path, monkeypatch, capsys):
-    from arena.cli import main
+    from arena.commands.cli import main
 
     monkeypatch.setattr("sys.argv", ["arena", "dataset", "cup", "--out", str(tmp_path / "d.npz"), "--db", db])
     with pytest.raises(SystemExit) as exit_:

@@ -1,4 +1,4 @@
-"""Datasets of stored games (arena/dataset.py): which games are exported, each position's row,
+"""Datasets of stored games (arena/learning/dataset.py): which games are exported, each position's row,
 the file, and the errors a user can meet."""
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ import pytest
 import yaml
 from sqlalchemy import select
 
-from arena.config import TournamentDef
-from arena.database import open_store
-from arena.dataset import DatasetError, PlayedGame, dataset_from_games, export_dataset, load_dataset
-from arena.features import encoding_for
+from arena.contests.config import TournamentDef
+from arena.contests.tournament import TournamentRun
+from arena.core.records import GameRecord, MoveRecord, Termination
 from arena.games import get_game
-from arena.numeric import np
-from arena.records import GameRecord, MoveRecord, Termination
-from arena.store import Entry, save_record
-from arena.store import Game as GameRow
-from arena.tournament import TournamentRun
+from arena.learning.dataset import DatasetError, PlayedGame, dataset_from_games, export_dataset, load_dataset
+from arena.learning.features import encoding_for
+from arena.learning.numeric import np
+from arena.store.database import open_store
+from arena.store.models import Entry, save_record
+from arena.store.models import Game as GameRow
 
 ROOT = Path(__file__).resolve().parent.parent
 #: a game x wins (0 1 2 along the top), a drawn game, and a game cut by a timeout after two moves

@@ -1,4 +1,4 @@
-"""The encodings of positions for the learning bots (arena/features.py, docs/learning.md):
+"""The encodings of positions for the learning bots (arena/learning/features.py, docs/learning.md):
 exact values for hand-built positions of every game, and the games' symmetries."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from arena.features import encoding_for
 from arena.games import get_game
-from arena.numeric import np
+from arena.learning.features import encoding_for
+from arena.learning.numeric import np
 
 
 def parts(game, moves) -> dict[str, list[int]]:

@@ -1,5 +1,5 @@
-"""Training the learning bots' networks (arena/training.py) and their model files
-(arena/network.py, arena/npz.py): determinism, what is learned from, and the checks a model
+"""Training the learning bots' networks (arena/learning/training.py) and their model files
+(arena/learning/network.py, arena/learning/npz.py): determinism, what is learned from, and the checks a model
 file passes before a bot plays with it."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import zipfile
 
 import pytest
 
-from arena.dataset import PlayedGame, dataset_from_games
 from arena.games import get_game
-from arena.network import ModelError, Network, load_model, masked_softmax
-from arena.npz import read_npz, write_npz
-from arena.numeric import np
-from arena.training import Settings, TrainingError, chosen_positions, train
+from arena.learning.dataset import PlayedGame, dataset_from_games
+from arena.learning.network import ModelError, Network, load_model, masked_softmax
+from arena.learning.npz import read_npz, write_npz
+from arena.learning.numeric import np
+from arena.learning.training import Settings, TrainingError, chosen_positions, train
 
 TICTACTOE = get_game("tictactoe")
 TINY = Settings(hidden=(8,), epochs=2, seed=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.linalg import NotPositiveDefiniteError, cholesky, inverse, solve
+from arena.stats.linalg import NotPositiveDefiniteError, cholesky, inverse, solve
 
 #: [[4, 2], [2, 3]] = L L^T with L = [[2, 0], [1, sqrt 2]]; its inverse is [[3, -2], [-2, 4]] / 8
 MATRIX = [[4.0, 2.0], [2.0, 3.0]]

@@ -1,4 +1,4 @@
-"""The live files of games in progress (``arena.live``): where they go, what a worker writes
+"""The live files of games in progress (``arena.core.live``): where they go, what a worker writes
 as a game goes, what a reader takes from a file being written, and their removal."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from arena.core.live import LiveMoves, live_file, live_folder, read_live, remove_live, write_live
+from arena.core.records import MoveRecord
 from arena.games import get_game
-from arena.live import LiveMoves, live_file, live_folder, read_live, remove_live, write_live
-from arena.records import MoveRecord
 
 
 def test_the_live_folder_is_beside_an_sqlite_file_only(tmp_path):

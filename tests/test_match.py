@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.runner import LocalRunner
+from arena.runners.local import LocalRunner
 from tests.fixtures.harnesskit import arena, job, python_bot, run_arena
 from tests.test_results import league_config
 from tests.test_results_db import create

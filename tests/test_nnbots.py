@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from arena.clock import Clock
-from arena.dataset import PlayedGame, dataset_from_games
 from arena.errors import BotParameterError
-from arena.features import encoding_for
 from arena.games import get_game
-from arena.network import Network, model_meta
-from arena.numeric import np  # numpy with its BLAS in one thread, as in a bot process
-from arena.training import Settings, train
+from arena.learning.dataset import PlayedGame, dataset_from_games
+from arena.learning.features import encoding_for
+from arena.learning.network import Network, model_meta
+from arena.learning.numeric import np  # numpy with its BLAS in one thread, as in a bot process
+from arena.learning.training import Settings, train
 from bots import LEARNED
 from bots.common import Param
 from tests.test_bots import make, play_game

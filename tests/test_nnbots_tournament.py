@@ -10,14 +10,14 @@ import sqlite3
 
 import pytest
 
-from arena import landlock
-from arena.config import parse_config
-from arena.database import open_store
-from arena.dataset import PlayedGame, dataset_from_games
+from arena.contests.config import parse_config
+from arena.contests.tournament import TournamentRun
 from arena.games import get_game
-from arena.runner import LocalRunner
-from arena.tournament import TournamentRun
-from arena.training import Settings, train
+from arena.learning.dataset import PlayedGame, dataset_from_games
+from arena.learning.training import Settings, train
+from arena.runners.local import LocalRunner
+from arena.sandbox import landlock
+from arena.store.database import open_store
 
 pytestmark = pytest.mark.slow
 

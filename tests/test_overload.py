@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import parse_config
-from arena.database import open_store
-from arena.process import BotProcess
-from arena.records import BotFault, GameRecord, Overloaded, Termination
-from arena.runner import LocalRunner
-from arena.timing import OVERLOAD_EXTRA, OVERLOAD_FACTOR, Limit, Usage
-from arena.tournament import TournamentError, TournamentRun
-from arena.worker import GameWorker
+from arena.contests.config import parse_config
+from arena.contests.tournament import TournamentError, TournamentRun
+from arena.core.records import BotFault, GameRecord, Overloaded, Termination
+from arena.core.timing import OVERLOAD_EXTRA, OVERLOAD_FACTOR, Limit, Usage
+from arena.runners.local import LocalRunner
+from arena.runners.worker import GameWorker
+from arena.sandbox.process import BotProcess
+from arena.store.database import open_store
 from tests.fixtures.harnesskit import job, python_bot
 
 # ---------------------------------------------------------------- judging one request

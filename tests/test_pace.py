@@ -1,4 +1,4 @@
-"""Paces (arena/pace.py): a bot that budgets by the clock turns its time into a number of steps
+"""Paces (arena/runners/pace.py): a bot that budgets by the clock turns its time into a number of steps
 at the pace measured for it, so that a seed plays the same moves however busy the machine is;
 paces are measured once per machine and bot, in a bot process, and stored."""
 
@@ -11,17 +11,17 @@ import sys
 
 import pytest
 
-from arena import protocol
-from arena.botspec import BotSpec
 from arena.clock import Clock
-from arena.config import parse_config
-from arena.database import open_store
+from arena.contests.config import parse_config
+from arena.contests.tournament import TournamentRun
+from arena.core import protocol
+from arena.core.botspec import BotSpec
+from arena.core.timing import TimeControl
 from arena.games import get_game
-from arena.pace import SAFETY, Paced, with_paces
-from arena.runner import LocalRunner
-from arena.store import Pace
-from arena.timing import TimeControl
-from arena.tournament import TournamentRun
+from arena.runners.local import LocalRunner
+from arena.runners.pace import SAFETY, Paced, with_paces
+from arena.store.database import open_store
+from arena.store.models import Pace
 from bots.common import MARGIN_FLOOR, MARGIN_FRACTION
 
 UCT = BotSpec("uct-clock", "python", "bots.uct")
@@ -158,7 +158,7 @@ def test_no_pace_on_the_wall_clock_or_when_turned_off(tmp_path):
 
 
 def test_a_bot_that_fails_while_measured_gets_no_pace_and_is_measured_again(tmp_path, caplog):
-    from arena.pace import PaceError
+    from arena.runners.pace import PaceError
 
     sessions = open_store(f"sqlite:///{tmp_path / 'a.sqlite3'}")
     game = get_game("uttt").spec()
@@ -240,7 +240,7 @@ def test_a_match_on_the_cpu_clock_gives_its_bots_their_pace(tmp_path):
 
 
 def test_a_database_of_the_schema_before_paces_gets_their_table(tmp_path):
-    from arena.database import MIGRATIONS, SCHEMA_VERSION
+    from arena.store.database import MIGRATIONS, SCHEMA_VERSION
 
     url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
     open_store(url)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select as query
 
-from arena.database import open_store
-from arena.store import Game, Move
+from arena.store.database import open_store
+from arena.store.models import Game, Move
 
 FIRST_LEGAL = str(Path(__file__).parent / "fixtures" / "bots" / "first_legal.py")
 

@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.database import open_store
+from arena.commands.cli import app
+from arena.core.records import GameRecord, MoveRecord
 from arena.errors import ArenaError
-from arena.records import GameRecord, MoveRecord
-from arena.store import Game, Move, Tournament, save_record
+from arena.store.database import open_store
+from arena.store.models import Game, Move, Tournament, save_record
 from tests.fixtures.harnesskit import TournamentFolder, arena
 from tests.test_results_db import synthesize
 
@@ -118,7 +118,7 @@ def test_an_unreachable_server_is_a_clear_error_without_the_password(tmp_path):
 
 
 def test_two_runs_of_one_tournament_on_one_server_are_kept_apart(postgres):
-    from arena.tournament import TournamentError, run_lock
+    from arena.contests.tournament import TournamentError, run_lock
 
     url = postgres.new_database()
     with run_lock(url, "league"):
@@ -133,7 +133,7 @@ def test_two_runs_of_one_tournament_on_one_server_are_kept_apart(postgres):
 def test_a_database_of_the_schema_before_machines_is_brought_up_to_date(store_url):
     from sqlalchemy import create_engine, inspect, text
 
-    from arena.database import SCHEMA_VERSION
+    from arena.store.database import SCHEMA_VERSION
 
     synthesize(store_url, teams=4, game="tictactoe", stages=[{"name": "league"}], name="old")
     engine = create_engine(store_url)
@@ -154,7 +154,7 @@ def test_a_database_of_the_schema_before_machines_is_brought_up_to_date(store_ur
 
 
 def test_deleting_a_tournament_removes_exactly_its_rows(store_url):
-    from arena.store import delete_tournament, tournament_contents
+    from arena.store.models import delete_tournament, tournament_contents
 
     synthesize(store_url, teams=4, game="tictactoe", stages=[{"name": "league"}], name="gone")
     synthesize(store_url, teams=4, game="tictactoe", stages=[{"name": "league"}], name="kept")

@@ -1,4 +1,4 @@
-"""The pre-flight check of ``arena run`` (arena/preflight.py): every mistake in how a tournament
+"""The pre-flight check of ``arena run`` (arena/contests/preflight.py): every mistake in how a tournament
 file uses its bots (a parameter a bot does not have, a value of the wrong type or out of
 range, a game a bot does not play, a file, program or registered bot that is not there) is
 found before anything is stored or played, all of them at once, one line each naming the

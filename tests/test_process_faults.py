@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from arena.records import Termination
+from arena.core.records import Termination
 from tests.fixtures.harnesskit import bot_stderr, command_bot, job, late, python_bot, running
 
 HEALTHY = python_bot("first_legal", "healthy")

@@ -11,11 +11,11 @@ from collections import Counter
 
 import pytest
 
-from arena import protocol
-from arena.botspec import BotSpec
-from arena.process import STDERR_TAIL, BotProcess
-from arena.records import Termination
-from arena.timing import TimeControl
+from arena.core import protocol
+from arena.core.botspec import BotSpec
+from arena.core.records import Termination
+from arena.core.timing import TimeControl
+from arena.sandbox.process import STDERR_TAIL, BotProcess
 from tests.fixtures.harnesskit import NODE_BOT, REPO, job, needs_node, python_bot
 
 DOC = (REPO / "docs" / "protocol.md").read_text()

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import protocol
-from arena.botspec import BotSpec
-from arena.process import BotProcess
-from arena.records import Termination
+from arena.core import protocol
+from arena.core.botspec import BotSpec
+from arena.core.records import Termination
+from arena.sandbox.process import BotProcess
 from tests.fixtures.harnesskit import SANDBOX_LINE, command_bot, group_running, job, python_bot, running, wait_until
 
 MIB = 1024 * 1024
@@ -130,9 +130,9 @@ def test_closing_the_warm_pool_ends_every_bot_process_and_its_group(pool):
 
 PARENT = """
 import sys, time
-from arena import protocol
-from arena.botspec import BotSpec
-from arena.process import BotProcess
+from arena.core import protocol
+from arena.core.botspec import BotSpec
+from arena.sandbox.process import BotProcess
 spec = BotSpec("orphan", sys.argv[1], sys.argv[2])
 process = BotProcess(spec.argv(), "orphan", folder=sys.argv[3])  # its working folder outlives it here
 print(process.pid, flush=True)
@@ -305,7 +305,7 @@ def test_system_v_shared_memory_is_no_channel_between_two_bots_and_goes_with_the
 
 
 def test_shared_memory_over_the_memory_limit_is_a_resource_limit_or_refused(isolation, pool):
-    from arena.cgroups import support
+    from arena.sandbox.cgroups import support
 
     record = pool.play(
         job(python_bot("hoards_shared_memory", memory_mb=200, params={"mb": 300}), python_bot("first_legal"), move=10.0)

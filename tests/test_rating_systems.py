@@ -9,11 +9,11 @@ import json
 import pytest
 from openskill.models import PlackettLuce
 
-from arena.config import TournamentDef, parse_config
+from arena.contests.config import TournamentDef, parse_config
 from arena.errors import ConfigError
-from arena.lookup import find_tournament
-from arena.report import write_report
-from arena.results import load_results
+from arena.results.lookup import find_tournament
+from arena.results.report import write_report
+from arena.results.tournament_results import load_results
 from tests.fixtures.harnesskit import run_arena
 from tests.test_results import league_config, play_league
 from tests.test_results_db import create, play_stage, set_status
@@ -106,7 +106,7 @@ def test_rating_by_the_other_system_is_refused_naming_the_tournaments(tmp_path):
 
 def test_the_report_names_the_system_in_the_leaderboard_the_settings_and_the_team_pages(tmp_path):
     url, _ = stored_league(tmp_path, "open", rating=OPENSKILL)
-    from arena.database import open_store
+    from arena.store.database import open_store
 
     write_report(open_store(url), "open", tmp_path / "site")
     index = (tmp_path / "site/index.html").read_text()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.registry import RegistrationError
+from arena.contests.registration import RegistrationError
 from tests.fixtures.harnesskit import BOTS, COMMANDS, NODE_BOT, REPO, arena, needs_node, without_root_warning
 
 
@@ -246,7 +246,7 @@ def test_a_command_bot_that_breaks_the_protocol_is_not_registered(cli):
 
 
 def test_a_bots_description_is_the_first_paragraph_of_its_module_docstring_on_one_line(tmp_path):
-    from arena.host import Host
+    from arena.host.python_host import Host
 
     path = tmp_path / "two_paragraphs.py"
     path.write_text(

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from arena.registry import RegistrationError
+from arena.contests.registration import RegistrationError
 from tests.fixtures.harnesskit import BOTS, COMMANDS, without_root_warning
 
 #: a progress line of a move of the bot: its number, the move, its time (and CPU time, where measured)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.roster import stored_params
+from arena.contests.roster import stored_params
 from tests.fixtures.harnesskit import BOTS
 
 
@@ -154,9 +154,9 @@ def test_declaring_a_registered_built_in_bot_from_another_folder_plays_that_vers
 
 
 def test_a_command_bot_declared_from_another_folder_is_another_version(cli, folder):
-    from arena.config import BotDef
-    from arena.database import open_store
-    from arena.roster import bot_row
+    from arena.contests.config import BotDef
+    from arena.contests.roster import bot_row
+    from arena.store.database import open_store
 
     command = BotDef(command="python3 bot.py")
     (folder / "elsewhere").mkdir()

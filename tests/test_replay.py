@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import delete, update
 
 from arena.games import get_game
-from arena.replay import ReplayError, load_replay, replay_record
-from arena.store import Game, Move
+from arena.results.replay import ReplayError, load_replay, replay_record
+from arena.store.models import Game, Move
 from tests.fixtures.harnesskit import run_arena
 from tests.test_results import DRAW, O_WINS, X_WINS
 from tests.test_results_db import FIRST_LEGAL, create, play_stage, scripted, set_status
@@ -228,7 +228,7 @@ def test_replay_json_gives_the_record_and_whether_it_replays(match):
 def test_the_command_exits_2_with_the_message_and_no_traceback(match):
     url, _ = match
     done = subprocess.run(
-        [sys.executable, "-c", "from arena.cli import main; main()", "replay", "99", "--db", url],
+        [sys.executable, "-c", "from arena.commands.cli import main; main()", "replay", "99", "--db", url],
         capture_output=True,
         text=True,
         timeout=60,
@@ -244,7 +244,8 @@ def test_in_a_terminal_the_keys_step_through_the_game(match):
     if pid == 0:  # the child: arena replay on the pseudo-terminal
         os.environ["TERM"] = "xterm"
         os.execv(
-            sys.executable, [sys.executable, "-c", "from arena.cli import main; main()", "replay", "1", "--db", url]
+            sys.executable,
+            [sys.executable, "-c", "from arena.commands.cli import main; main()", "replay", "1", "--db", url],
         )
     screen = b""
 

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import update
 
-from arena.database import open_store
-from arena.figures import nice_ticks, rating_chart, think_histogram
+from arena.contests.rating import RatingHistory
 from arena.games import get_game
-from arena.lookup import find_tournament
-from arena.rating import RatingHistory
-from arena.report import team_file, write_report
-from arena.results import load_results
-from arena.store import Move
+from arena.results.figures import nice_ticks, rating_chart, think_histogram
+from arena.results.lookup import find_tournament
+from arena.results.report import team_file, write_report
+from arena.results.tournament_results import load_results
+from arena.store.database import open_store
+from arena.store.models import Move
 from tests.fixtures.harnesskit import run_arena
 from tests.test_results import league_config, play_league
 from tests.test_results_db import create, play_stage, set_status, synthesize
@@ -145,7 +145,7 @@ def test_the_index_has_one_podium_the_top_three_of_the_final_standings(tmp_path,
 
 
 def test_only_the_podium_wears_the_medal_colours():
-    css = (Path(__file__).resolve().parent.parent / "arena/templates/style.css").read_text()
+    css = (Path(__file__).resolve().parent.parent / "arena/results/templates/style.css").read_text()
     medals = [
         selector.strip()
         for selector, body in re.findall(r"([^{}]+)\{([^}]*)\}", css)
@@ -243,10 +243,10 @@ def test_the_think_histogram_counts_every_move_and_marks_the_limit():
 
 
 def test_game_pages_written_by_a_pool_of_processes_are_the_same(tmp_path, xtreme_report, monkeypatch):
-    import arena.report
+    import arena.results.report
 
     url, site, found = xtreme_report
-    monkeypatch.setattr(arena.report, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(arena.results.report, "PARALLEL_FROM", 1)
     written = write_report(open_store(url), "xt", tmp_path / "pooled")
     assert written.games == len(found.games) and written.problems == []
     for game in found.games:

@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from arena.database import open_store
-from arena.elo import fit_elo
-from arena.figures import elo_chart, percent, signed_elo
-from arena.lookup import find_tournament
-from arena.report import write_report
-from arena.results import LOS_TEAMS, load_results
-from arena.tables import EloLine
+from arena.results.figures import elo_chart, percent, signed_elo
+from arena.results.lookup import find_tournament
+from arena.results.report import write_report
+from arena.results.tables import EloLine
+from arena.results.tournament_results import LOS_TEAMS, load_results
+from arena.stats.elo import fit_elo
+from arena.store.database import open_store
 from tests.test_results import league_config, play_league
 from tests.test_results_db import create, play_stage, set_status, synthesize
 

@@ -7,12 +7,12 @@ import pytest
 import trueskill
 from sqlalchemy import select
 
-from arena.database import open_store
 from arena.errors import ArenaError
 from arena.games import get_game
-from arena.lookup import UnknownGameIdError, UnknownTournamentError, find_game, find_tournament
-from arena.results import describe_status, load_results
-from arena.store import Game
+from arena.results.lookup import UnknownGameIdError, UnknownTournamentError, find_game, find_tournament
+from arena.results.tournament_results import describe_status, load_results
+from arena.store.database import open_store
+from arena.store.models import Game
 from tests.test_results_db import FIRST_LEGAL, create, play_stage, scripted, set_status, synthesize
 
 TTT = get_game("tictactoe")
@@ -125,7 +125,7 @@ def test_ratings_do_not_depend_on_the_order_games_were_stored(tmp_path, league):
     _, found = league
     sessions, tid = create(f"sqlite:///{tmp_path / 'reversed.db'}", league_config())
     with sessions.begin() as session:  # the games finish in reverse order
-        from arena.store import save_record
+        from arena.store.models import save_record
 
         for game_id in sorted(LEAGUE, reverse=True):
             row = session.get(Game, game_id)
@@ -309,7 +309,7 @@ def test_an_unknown_game_id_says_how_to_list_games(league):
 
 
 def test_a_stored_config_this_machine_cannot_fully_check_is_still_read(league):
-    from arena.store import Tournament
+    from arena.store.models import Tournament
 
     sessions, found = league
     with sessions.begin() as session:  # a bot run by an interpreter this machine does not have

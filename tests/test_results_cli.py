@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from arena.lookup import find_tournament
-from arena.results import load_results
+from arena.results.lookup import find_tournament
+from arena.results.tournament_results import load_results
 from tests.fixtures.harnesskit import run_arena
 from tests.test_results import league_config, play_league
 from tests.test_results_db import create, play_stage
@@ -19,7 +19,7 @@ def test_the_json_leaderboard_is_the_results_leaderboard(league_url):
     result = invoke("leaderboard", "--json", "--db", league_url)
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    from arena.database import open_store
+    from arena.store.database import open_store
 
     with open_store(league_url).begin() as session:
         found = load_results(session, find_tournament(session))
@@ -72,7 +72,7 @@ def test_a_stage_shows_each_pool_with_the_course_tie_breaks_and_who_went_on(stag
     result = invoke("leaderboard", "--stage", "group", "--json", "--db", staged_url)
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    from arena.database import open_store
+    from arena.store.database import open_store
 
     with open_store(staged_url).begin() as session:
         found = load_results(session, find_tournament(session))

@@ -15,14 +15,14 @@ import yaml
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from arena.config import TournamentDef
-from arena.database import open_store
+from arena.contests.config import TournamentDef
+from arena.contests.stages import advancing, plan_next, plan_stage
+from arena.contests.tournament import TournamentRun
+from arena.core.records import FORFEITS, GameRecord, MoveRecord, Termination
 from arena.games import Game, get_game
-from arena.records import FORFEITS, GameRecord, MoveRecord, Termination
-from arena.stages import advancing, plan_next, plan_stage
-from arena.store import Entry, Tournament, save_record
-from arena.store import Game as GameRow
-from arena.tournament import TournamentRun
+from arena.store.database import open_store
+from arena.store.models import Entry, Tournament, save_record
+from arena.store.models import Game as GameRow
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_LEGAL = "tests/fixtures/bots/first_legal.py"
@@ -236,13 +236,13 @@ def test_a_scripted_forfeit_is_lost_by_the_seat_to_move():
 
 
 def test_a_game_recorded_twice_is_stored_once(tmp_path):
-    from arena.database import open_store
-    from arena.records import GameRecord, MoveRecord, Termination
-    from arena.store import Game, Move, save_record
+    from arena.core.records import GameRecord, MoveRecord, Termination
+    from arena.store.database import open_store
+    from arena.store.models import Game, Move, save_record
 
     sessions = open_store(f"sqlite:///{tmp_path / 'a.db'}")
     with sessions.begin() as session:
-        from arena.store import Bot, Entry, Tournament
+        from arena.store.models import Bot, Entry, Tournament
 
         tournament = Tournament(name="t", game={"name": "tictactoe"}, config_text="", config_hash="", config={}, seed=0)
         bot = Bot(name="b", kind="python", target="bots.randombot")

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from arena.cli import ROOT_WARNING
+from arena.commands.cli import ROOT_WARNING
 from tests.fixtures.harnesskit import BOTS
 
 TOURNAMENT = f"""\

@@ -1,15 +1,15 @@
-"""Planning a stage's next games by its format (arena/rounds.py) and ranking its teams
-(arena/formatstandings.py), on plain data worked out by hand."""
+"""Planning a stage's next games by its format (arena/formats/rounds.py) and ranking its teams
+(arena/formats/format_standings.py), on plain data worked out by hand."""
 
 from __future__ import annotations
 
 import pytest
 
 from arena.formats import FormatError
-from arena.formatstandings import format_table
-from arena.rounds import Played, knockout_places, knockout_rounds, next_games, round_name, swiss_state
-from arena.stagedef import StageDef
-from arena.standings import GameResult
+from arena.formats.format_standings import format_table
+from arena.formats.rounds import Played, knockout_places, knockout_rounds, next_games, round_name, swiss_state
+from arena.formats.stagedef import StageDef
+from arena.formats.standings import GameResult
 
 SEEDS = ["s1", "s2", "s3", "s4", "s5", "s6"]
 WIN, DRAW, LOSS = (1.0, 0.0), (0.5, 0.5), (0.0, 1.0)

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from arena import runner
-from arena.runner import LocalRunner, choose_cpus
+from arena.runners import local as runner
+from arena.runners.local import LocalRunner, choose_cpus
 from tests.fixtures.harnesskit import job, python_bot
 
 CPUS = sorted(os.sched_getaffinity(0))

@@ -1,4 +1,5 @@
-"""Seasons (arena/seasons.py, arena/seasonplay.py, arena/uploads.py, arena/ladder.py): teams with
+"""Seasons (arena/store/seasons.py, arena/contests/season.py, arena/entrants/uploads.py,
+arena/formats/ladder.py): teams with
 hashed tokens submit bots; uploads are unpacked safely; each submission is validated by a game
 against itself in the sandbox; the ladder pairs by information and rates as games end; staff
 freeze it into a tournament file."""
@@ -14,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import GameDef, TimeDef, parse_config
-from arena.database import open_store
-from arena.ladder import InformationPairing, Ladder, RandomPairing, RoundRobinPairing, seats
-from arena.runner import LocalRunner
-from arena.seasonplay import create_season, freeze, play_ladder, standings, submit
-from arena.seasons import MAX_PER_HOUR, SeasonError, add_teams, hash_token
-from arena.uploads import MAX_RATIO, MAX_UPLOAD, UploadError, unpack
+from arena.contests.config import GameDef, TimeDef, parse_config
+from arena.contests.season import create_season, freeze, play_ladder, standings, submit
+from arena.entrants.uploads import MAX_RATIO, MAX_UPLOAD, UploadError, unpack
+from arena.formats.ladder import InformationPairing, Ladder, RandomPairing, RoundRobinPairing, seats
+from arena.runners.local import LocalRunner
+from arena.store.database import open_store
+from arena.store.seasons import MAX_PER_HOUR, SeasonError, add_teams, hash_token
 from tests.fixtures.harnesskit import arena
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "randombot.py"
@@ -250,27 +251,27 @@ def test_a_bot_that_forfeits_against_others_loses_those_games_on_the_ladder(keep
 
 
 def test_a_failure_past_the_upload_is_an_error_not_a_submission_left_validating(season, monkeypatch):
-    import arena.seasonplay
+    import arena.contests.season
 
     sessions, tokens, _ = season
 
     def broken(*_args):
         raise RuntimeError("the harness broke")
 
-    monkeypatch.setattr(arena.seasonplay, "_validate", broken)
+    monkeypatch.setattr(arena.contests.season, "_validate", broken)
     outcome = submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes())
     assert (outcome.status, outcome.log) == ("error", "it could not be validated: RuntimeError: the harness broke")
 
 
 def test_a_long_team_name_registers_under_ids_and_a_season_name_must_make_tournament_names(tmp_path):
-    from arena.seasons import bot_name
+    from arena.store.seasons import bot_name
 
     sessions = open_store(f"sqlite:///{tmp_path / 's.sqlite3'}")
     create_season(sessions, "spring-2025-advanced-game-ai", GameDef(name="tictactoe"), TimeDef(move=1.0), tmp_path)
     team = "t" * 80
     add_teams(sessions, "spring-2025-advanced-game-ai", [team])
     with sessions.begin() as session:
-        from arena.seasons import Season, SeasonTeam
+        from arena.store.seasons import Season, SeasonTeam
 
         season, row = session.query(Season).one(), session.query(SeasonTeam).one()
         assert bot_name(season, row) == f"team{row.id}@season{season.id}"
@@ -280,13 +281,13 @@ def test_a_long_team_name_registers_under_ids_and_a_season_name_must_make_tourna
 
 
 def test_a_ladder_without_a_game_limit_keeps_playing(keep_two, monkeypatch):
-    import arena.seasonplay
+    import arena.contests.season
 
     sessions, tokens, _ = keep_two
     for team in ("red", "blue"):
         assert submit(sessions, "spring", tokens[team], "rnd.py", RANDOM_BOT.read_bytes()).status == "active"
     loads, played = [0], []
-    real = arena.seasonplay.load_ladder
+    real = arena.contests.season.load_ladder
 
     def counting(session, season_row):
         loads[0] += 1
@@ -301,7 +302,7 @@ def test_a_ladder_without_a_game_limit_keeps_playing(keep_two, monkeypatch):
         if len(played) >= 4:
             raise Enough
 
-    monkeypatch.setattr(arena.seasonplay, "load_ladder", counting)
+    monkeypatch.setattr(arena.contests.season, "load_ladder", counting)
     with pytest.raises(Enough):
         play_ladder(sessions, "spring", LocalRunner(1), None, 1, told)
 
@@ -309,12 +310,12 @@ def test_a_ladder_without_a_game_limit_keeps_playing(keep_two, monkeypatch):
 def test_two_submissions_of_a_team_at_once_both_get_a_version_on_postgresql(postgres, tmp_path, monkeypatch):
     import threading
 
-    import arena.seasonplay
+    import arena.contests.season
 
     sessions = open_store(postgres.new_database())
     create_season(sessions, "spring", GameDef(name="tictactoe"), TimeDef(move=1.0), tmp_path / "files")
     token = add_teams(sessions, "spring", ["red"])["red"]
-    barrier, real = threading.Barrier(2, timeout=5), arena.seasonplay.folder_for
+    barrier, real = threading.Barrier(2, timeout=5), arena.contests.season.folder_for
 
     def folder_for(season, team, version):  # both have chosen their version number here
         try:
@@ -323,7 +324,7 @@ def test_two_submissions_of_a_team_at_once_both_get_a_version_on_postgresql(post
             pass
         return real(season, team, version)
 
-    monkeypatch.setattr(arena.seasonplay, "folder_for", folder_for)
+    monkeypatch.setattr(arena.contests.season, "folder_for", folder_for)
     versions: list = []
     threads = [
         threading.Thread(target=lambda: versions.append(submit(sessions, "spring", token, "x.exe", b"").version))

@@ -259,8 +259,8 @@ def main_part(html: str) -> str:
 
 @pytest.mark.parametrize("page", ["index.html", "crosstable.html", "games.html", "games/3.html"])
 def test_a_served_page_shows_what_the_static_report_writes(staged_url, tmp_path, page):
-    from arena.database import open_store
-    from arena.report import write_report
+    from arena.results.report import write_report
+    from arena.store.database import open_store
 
     write_report(open_store(staged_url), None, tmp_path / "site")
     written = (tmp_path / "site" / page).read_text()

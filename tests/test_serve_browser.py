@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena.config import BotDef
-from arena.database import open_store
-from arena.live import read_live
-from arena.lookup import find_tournament
-from arena.results import load_results
-from arena.roster import bot_row
-from arena.store import Game, Move
+from arena.contests.config import BotDef
+from arena.contests.roster import bot_row
+from arena.core.live import read_live
+from arena.results.lookup import find_tournament
+from arena.results.tournament_results import load_results
+from arena.store.database import open_store
+from arena.store.models import Game, Move
 from arena.web.server import build
 from tests.fixtures.harnesskit import BOTS, start_arena, stop
 from tests.fixtures.servekit import serving

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.config import GameDef, TimeDef
-from arena.database import open_store
-from arena.seasonplay import create_season
-from arena.seasons import add_teams
-from arena.uploads import MAX_UPLOAD
+from arena.contests.config import GameDef, TimeDef
+from arena.contests.season import create_season
+from arena.entrants.uploads import MAX_UPLOAD
+from arena.store.database import open_store
+from arena.store.seasons import add_teams
 from arena.web.server import build
 from tests.fixtures.harnesskit import arena, start_arena, stop
 from tests.test_serve import answer, free_port
@@ -117,7 +117,7 @@ def test_a_file_too_large_is_a_413_however_it_is_sent(seasons):
 
 
 def test_a_team_past_its_submissions_of_the_hour_gets_a_429(seasons, monkeypatch):
-    monkeypatch.setattr("arena.seasons.MAX_PER_HOUR", 0)
+    monkeypatch.setattr("arena.store.seasons.MAX_PER_HOUR", 0)
     url, tokens = seasons
     with client(build(url, play=False, uploads=True)) as web:
         done = post(web, tokens["red"], RANDOM_BOT)

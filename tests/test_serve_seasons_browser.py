@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import GameDef, TimeDef
-from arena.database import open_store
-from arena.seasonplay import create_season
-from arena.seasons import add_teams
+from arena.contests.config import GameDef, TimeDef
+from arena.contests.season import create_season
+from arena.store.database import open_store
+from arena.store.seasons import add_teams
 from arena.web.server import build
 from tests.fixtures.harnesskit import start_arena, stop
 from tests.fixtures.servekit import serving

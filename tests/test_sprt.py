@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from arena.elo import expected_score
 from arena.errors import ArenaError
-from arena.sprt import CONTINUE, H0, H1, SprtError, bounds, constrained_mle, llr, sprt
+from arena.stats.elo import expected_score
+from arena.stats.sprt import CONTINUE, H0, H1, SprtError, bounds, constrained_mle, llr, sprt
 
 
 def hand_llr(counts: tuple[int, int, int], elo0: float, elo1: float) -> float:

@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arena.config import parse_config
-from arena.database import open_store
+from arena.contests.config import parse_config
+from arena.contests.tournament import Progress, TournamentRun
+from arena.core.job import GameJob
+from arena.core.records import GameRecord
 from arena.games import get_game
-from arena.job import GameJob
-from arena.lookup import find_tournament
-from arena.records import GameRecord
-from arena.results import load_results
-from arena.tournament import Progress, TournamentRun
+from arena.results.lookup import find_tournament
+from arena.results.tournament_results import load_results
+from arena.store.database import open_store
 from tests.fixtures.harnesskit import run_arena
 from tests.test_results_db import scripted
 

@@ -3,7 +3,7 @@ other, and each team's value under it, as the standings show them."""
 
 from __future__ import annotations
 
-from arena.standings import GameResult, Standing, TieBreak, table, tie_break
+from arena.formats.standings import GameResult, Standing, TieBreak, table, tie_break
 
 
 def line(team: str, points: float, wins: int, rating: float, head_to_head: float | None = None) -> Standing:

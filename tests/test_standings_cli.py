@@ -222,8 +222,8 @@ def test_names_in_the_json_are_as_stored(hostile_url):
 
 
 def test_names_in_the_reports_standings_are_escaped(tmp_path, hostile_url):
-    from arena.database import open_store
-    from arena.report import write_report
+    from arena.results.report import write_report
+    from arena.store.database import open_store
 
     write_report(open_store(hostile_url), "hostile", tmp_path / "site")
     index = (tmp_path / "site/index.html").read_text()

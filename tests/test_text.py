@@ -1,4 +1,4 @@
-"""``arena.text``: text from bots and files made safe to store (``clean``) and to show on a
+"""``arena.core.text``: text from bots and files made safe to store (``clean``) and to show on a
 terminal (``printable``)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from arena.text import clean, clean_data, is_plain, printable
+from arena.core.text import clean, clean_data, is_plain, printable
 
 
 def test_clean_replaces_a_lone_surrogate_with_the_replacement_character():

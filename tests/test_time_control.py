@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from arena.records import Termination
-from arena.timing import SeatClock, TimeControl
+from arena.core.records import Termination
+from arena.core.timing import SeatClock, TimeControl
 from tests.fixtures.harnesskit import job, late, python_bot, running
 
 FIRST = python_bot("first_legal")
@@ -113,7 +113,7 @@ def test_on_the_cpu_clock_computing_past_the_limit_is_a_timeout(pool):
 
 
 def test_a_course_bot_keeps_the_wall_clock_under_a_cpu_tournament():
-    from arena.botspec import BotSpec
+    from arena.core.botspec import BotSpec
 
     assert BotSpec("t", "course2019", "/t.py").clock_kind == "wall"
     assert BotSpec("t", "python", "bots.uct").clock_kind is None
@@ -125,7 +125,7 @@ def test_a_course_bot_keeps_the_wall_clock_under_a_cpu_tournament():
 @pytest.mark.serial
 def test_on_the_wall_clock_the_time_a_bot_waits_for_a_busy_cpu_is_not_charged(tmp_path):
     # the bots and eight busy loops on one CPU: 0.2 s of work takes 0.4 s or more of wall time
-    from arena.worker import GameWorker
+    from arena.runners.worker import GameWorker
 
     loops = [subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"]) for _ in range(8)]
     try:
@@ -187,7 +187,7 @@ def test_a_scaled_time_control_scales_every_allowance_and_nothing_else():
 def test_a_worker_with_a_time_scale_gives_its_bots_that_much_more_time():
     # 50 ms a move against a 10 ms limit: a timeout as the tournament says; within it on a node
     # whose time is scaled by 30 (a node thirty times slower than the reference)
-    from arena.worker import GameWorker
+    from arena.runners.worker import GameWorker
 
     slow = python_bot("slow_seeded_random")
     with GameWorker(fork=False) as worker:

@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from arena.botspec import BotSpec
+from arena.core.botspec import BotSpec
+from arena.core.job import GameJob
+from arena.core.records import Termination
+from arena.core.timing import TimeControl
 from arena.errors import BotParameterError
 from arena.games import get_game
-from arena.job import GameJob
-from arena.records import Termination
-from arena.timing import TimeControl
-from arena.worker import GameWorker
+from arena.runners.worker import GameWorker
 from bots import unreliable
 
 RANDOM = BotSpec("random", "python", "bots.randombot")

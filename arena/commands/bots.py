@@ -21,8 +21,8 @@ from arena.commands.common import (
     sessions,
     warn_if_root,
 )
+from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.text import printable
 
 app = typer.Typer()
 
@@ -31,7 +31,7 @@ app = typer.Typer()
 def bots(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """List the bots: registered ones, those declared in tournaments, and the built-in ones
     with their parameters' defaults."""
-    from arena.listings import bot_rows, builtin_rows
+    from arena.results.listings import bot_rows, builtin_rows
 
     with sessions(db, read_only=True).begin() as session:
         rows = bot_rows(session)
@@ -89,7 +89,7 @@ def register(
 ) -> None:
     """Register a bot after a smoke game against a random bot."""
     from arena.commands.smoke import SmokeDisplay
-    from arena.registry import Smoke, register_bot
+    from arena.contests.registration import Smoke, register_bot
 
     if (target is None) == (command is None):
         raise ArenaError('give either a bot file or module, or --command "PROGRAM ARGS"')

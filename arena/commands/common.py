@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.core.text import clean_data, printable
 from arena.errors import ArenaError
-from arena.text import clean_data, printable
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -86,7 +86,7 @@ def print_listing(
 def sessions(db: str, read_only: bool = False, create: bool = True) -> sessionmaker[Session]:
     """The database at ``db``; ``read_only`` for commands that only look (they never create it);
     ``create`` False: one that does not exist yet is not created, and reads as empty."""
-    from arena.database import open_store
+    from arena.store.database import open_store
 
     return open_store(db, read_only=read_only, create=create)
 
@@ -126,9 +126,9 @@ def warn_if_root() -> None:
 def parse_params(items: list[str]) -> dict[str, Any]:
     """``key=value`` options as a dict; values are read as YAML (1, 0.5, true, text, [1, 2]),
     within the tournament file's bounds (``yamlfile.load_yaml``); text that is not YAML stays text."""
-    from arena.config import not_plain
+    from arena.contests.config import not_plain
+    from arena.contests.yamlfile import load_yaml
     from arena.errors import ConfigError
-    from arena.yamlfile import load_yaml
 
     params: dict[str, Any] = {}
     for item in items:

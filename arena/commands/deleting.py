@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from arena.commands.common import DEFAULT_DB, Db, err, out, sessions
-from arena.text import printable
+from arena.core.text import printable
 
 app = typer.Typer()
 
@@ -20,9 +20,9 @@ def delete(
 ) -> None:
     """Delete tournament NAME: its games and moves, its teams and pools, and the bot versions
     only it declared (registered bots stay). Refused while a run of it is going on."""
-    from arena.lookup import find_tournament
-    from arena.store import delete_tournament, tournament_contents
-    from arena.tournament import run_lock
+    from arena.contests.tournament import run_lock
+    from arena.results.lookup import find_tournament
+    from arena.store.models import delete_tournament, tournament_contents
 
     with sessions(db, read_only=True).begin() as session:  # a name that is not there makes nothing
         tournament = find_tournament(session, name)

@@ -19,8 +19,8 @@ from arena.commands.common import (
     print_listing,
     sessions,
 )
+from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.text import printable
 
 app = typer.Typer()
 
@@ -42,7 +42,7 @@ def list_games(
 ) -> None:
     """List stored games, newest first; 'arena games show ID' shows one in full."""
     from arena.games import RESULTS
-    from arena.listings import game_rows
+    from arena.results.listings import game_rows
 
     if ctx.invoked_subcommand is not None:
         given = [f"--{name}" for name in ("tournament", "bot", "limit", "every") if _given(ctx, name)]
@@ -106,7 +106,7 @@ def show_game(
 ) -> None:
     """A stored game in full: tournament, stage, pool and round, seats and bots, result, how it
     ended and why, each bot's error output, and its moves' times."""
-    from arena.listings import game_record
+    from arena.results.listings import game_record
 
     parent = ctx.parent
     if parent is not None:  # 'arena games --db X show ID' means the same as 'arena games show ID --db X'
@@ -132,7 +132,7 @@ def _seconds(ms: float) -> str:
 def game_lines(record: dict[str, Any]) -> list[str]:
     """A game's record (``listings.game_record``) as the lines ``arena games show`` prints,
     every text from a file, a bot or the database escaped."""
-    from arena.replay import result_sentence
+    from arena.results.replay import result_sentence
 
     seats, status = record["seats"], record["status"]
     game = record["game"]
@@ -212,7 +212,7 @@ def replay(
 
     In a terminal: ←/→ step, Home/End jump, space plays or pauses, q quits.
     """
-    from arena.replay import ReplayError, interactive, load_replay, print_replay
+    from arena.results.replay import ReplayError, interactive, load_replay, print_replay
 
     with sessions(db, read_only=True).begin() as session:
         shown = load_replay(session, game_id)

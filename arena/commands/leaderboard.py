@@ -13,14 +13,14 @@ from rich.table import Table
 
 from arena.commands.common import DEFAULT_DB, Db, Json, out, print_json, sessions
 from arena.commands.results import TournamentName, number_text, print_title, standings_command, tournament_header
+from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.text import printable
 
 if TYPE_CHECKING:
-    from arena.results import Results
-    from arena.rounds import Match
-    from arena.standings import Standing
-    from arena.tables import EloTable, StageTable
+    from arena.formats.rounds import Match
+    from arena.formats.standings import Standing
+    from arena.results.tables import EloTable, StageTable
+    from arena.results.tournament_results import Results
 
 app = typer.Typer()
 
@@ -79,9 +79,9 @@ def leaderboard(
 ) -> None:
     """The leaderboard by the tournament's rating (TrueSkill or OpenSkill μ − 3σ) with each
     team's Elo, by Elo (--rating elo), or a stage's pool standings with the course tie-breaks."""
-    from arena.final_standings import forfeit_text
-    from arena.lookup import find_tournament
-    from arena.results import describe_status, load_results
+    from arena.results.final_standings import forfeit_text
+    from arena.results.lookup import find_tournament
+    from arena.results.tournament_results import describe_status, load_results
 
     if pool is not None and stage is None:
         raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
@@ -169,7 +169,7 @@ def leaderboard(
     if pools:
         out().print(f"[dim]Ranked by {escape(chosen.ranked_by)}.[/]", highlight=False)
     if chosen.bracket:
-        from arena.rounds import MAX_EXTRA
+        from arena.formats.rounds import MAX_EXTRA
 
         _print_bracket(chosen, MAX_EXTRA)
 
@@ -206,7 +206,7 @@ def _standing(line: Standing) -> dict[str, Any]:
         "forfeits": dict(line.forfeits),
         "rating": round(line.rating, 4),
     }
-    from arena.formatstandings import FormatStanding
+    from arena.formats.format_standings import FormatStanding
 
     if isinstance(line, FormatStanding):
         data.update(
@@ -268,7 +268,7 @@ def _print_bracket(stage: StageTable, max_extra: int) -> None:
 
 
 def _elo_interval(elo: float | None, upper: float | None) -> str:
-    from arena.figures import signed_elo
+    from arena.results.figures import signed_elo
 
     return "" if elo is None or upper is None else f"{signed_elo(elo)} ± {upper - elo:.0f}"
 
@@ -278,7 +278,7 @@ def _percent(value: float | None) -> str:
 
 
 def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None, as_json: bool) -> None:
-    from arena.final_standings import forfeit_text
+    from arena.results.final_standings import forfeit_text
 
     system = found.rating_system
     if as_json:
@@ -337,8 +337,8 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
 def _print_elo(
     found: Results, header: dict[str, Any], note: str | None, stage: StageTable | None, as_json: bool
 ) -> None:
-    from arena.figures import signed_elo
-    from arena.results import elo_table
+    from arena.results.figures import signed_elo
+    from arena.results.tournament_results import elo_table
 
     if stage is not None and not stage.pools:
         table: EloTable | None = None

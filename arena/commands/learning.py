@@ -36,7 +36,7 @@ def dataset(
     db: Db = DEFAULT_DB,
 ) -> None:
     """Export every position of the tournaments' normally ended games, with the move played and the outcome."""
-    from arena.dataset import export_dataset
+    from arena.learning.dataset import export_dataset
 
     with sessions(db, read_only=True).begin() as session:
         data, left_out = export_dataset(session, tournaments, game)
@@ -92,11 +92,11 @@ def train(
     db: Db = DEFAULT_DB,
 ) -> None:
     """Train a network for the nnvalue or nnpolicy bot on stored games and write its model file."""
-    from arena.dataset import export_dataset, load_dataset
     from arena.games import get_game
-    from arena.network import KINDS
-    from arena.training import Settings
-    from arena.training import train as train_network
+    from arena.learning.dataset import export_dataset, load_dataset
+    from arena.learning.network import KINDS
+    from arena.learning.training import Settings
+    from arena.learning.training import train as train_network
 
     if kind not in KINDS:
         raise ArenaError(f"there is no {kind!r} network to train; choose {' or '.join(KINDS)}")

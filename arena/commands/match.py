@@ -1,5 +1,5 @@
 """``arena match``: two bots in pairs of games, with a live score, Elo and an SPRT that stops the
-match once it decides (``arena.duel``)."""
+match once it decides (``arena.contests.match``)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from arena.commands.common import DEFAULT_DB, MAX_MOVE_TIME, Db, check_text, out, sessions, warn_if_root
+from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.text import printable
 
 if TYPE_CHECKING:
-    from arena.duel import DuelScore
+    from arena.contests.match import DuelScore
 
 app = typer.Typer()
 
@@ -62,11 +62,11 @@ def match(
     from pydantic import ValidationError
 
     from arena.commands.running import log_file, setup_logging
-    from arena.config import GameDef, TimeDef
-    from arena.duel import Duel, default_name, match_config, side
+    from arena.contests.config import GameDef, TimeDef
+    from arena.contests.match import Duel, default_name, match_config, side
     from arena.errors import ConfigError
-    from arena.runner import LocalRunner
-    from arena.sprt import parse_settings
+    from arena.runners.local import LocalRunner
+    from arena.stats.sprt import parse_settings
 
     if games % 2:
         raise ArenaError(f"--games {games}: give an even number; the games are played in pairs, seats swapped")
@@ -127,7 +127,7 @@ def say(text: str) -> None:
 
 def score_text(score: DuelScore, first: str) -> str:
     """``FIRST 5-1-0 (W-D-L), score 91.7 %, Elo +417 ± 290``: the first bot's results so far."""
-    from arena.figures import signed_elo
+    from arena.results.figures import signed_elo
 
     stats = score.stats()
     if stats is None:
@@ -151,7 +151,7 @@ def pair_line(score: DuelScore, first: str) -> str:
 def final_line(score: DuelScore, first: str, second: str) -> str:
     """What the match came to: the hypothesis accepted, or no decision, or (without a test) the
     result."""
-    from arena.sprt import H0, H1
+    from arena.stats.sprt import H0, H1
 
     test = score.test
     if test is None:

@@ -10,8 +10,8 @@ import typer
 from rich.markup import escape
 
 from arena.commands.common import DEFAULT_DB, MAX_MOVE_TIME, Db, out, parse_params, sessions, warn_if_root
+from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.text import printable
 
 app = typer.Typer()
 
@@ -39,10 +39,10 @@ def play(
     db: Db = DEFAULT_DB,
 ) -> None:
     """Play a game against a bot; type 'help' at the prompt for the commands."""
-    from arena import roster
+    from arena.contests import roster
+    from arena.contests.human_play import find_opponent, play_against, symbol
+    from arena.core.timing import ClockKind, TimeControl
     from arena.games import get_game
-    from arena.play import find_opponent, play_against, symbol
-    from arena.timing import ClockKind, TimeControl
 
     chosen = get_game(game)
     try:

@@ -26,8 +26,8 @@ from arena.commands.common import (
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
-    from arena.results import Results
-from arena.text import printable
+    from arena.results.tournament_results import Results
+from arena.core.text import printable
 
 app = typer.Typer()
 #: the tournament a command looks at
@@ -43,7 +43,7 @@ TournamentName = Annotated[
 @app.command()
 def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
     """List the stored tournaments."""
-    from arena.listings import tournament_rows
+    from arena.results.listings import tournament_rows
 
     with sessions(db, read_only=True).begin() as session:
         rows = tournament_rows(session)
@@ -113,9 +113,9 @@ def standings(
 ) -> None:
     """The final standings: each team's place, the stage it reached, its points, W-D-L and forfeits
     there, and the tie-break that decided its place where points were level."""
-    from arena.final_standings import forfeit_text, standings_csv
-    from arena.lookup import find_tournament
-    from arena.results import describe_status, load_results
+    from arena.results.final_standings import forfeit_text, standings_csv
+    from arena.results.lookup import find_tournament
+    from arena.results.tournament_results import describe_status, load_results
 
     if as_csv and as_json:
         raise ArenaError("--csv and --json are two formats: give one of them")
@@ -190,8 +190,8 @@ def report(
     db: Db = DEFAULT_DB,
 ) -> None:
     """Write the tournament's HTML report: a static site that works offline (open index.html)."""
-    from arena.lookup import find_tournament
-    from arena.report import write_report
+    from arena.results.lookup import find_tournament
+    from arena.results.report import write_report
 
     start = time.monotonic()
     store = sessions(db, read_only=True)

@@ -14,15 +14,15 @@ import typer
 from rich.markup import escape
 
 from arena.commands.common import DEFAULT_DB, Db, check_text, err, out, sessions, warn_if_root
-from arena.text import printable
+from arena.core.text import printable
 
 if TYPE_CHECKING:
     from rich.progress import Progress as Bar
     from rich.progress import TaskID
 
-    from arena.config import ClusterDef
-    from arena.dask_runner import DaskRunner
-    from arena.tournament import Progress
+    from arena.contests.config import ClusterDef
+    from arena.contests.tournament import Progress
+    from arena.runners.dask_runner import DaskRunner
 
 app = typer.Typer()
 
@@ -75,14 +75,14 @@ def run(
     first; every problem found is listed, and nothing is stored or played."""
     from pydantic import ValidationError
 
-    from arena.config import load_config
+    from arena.contests.config import load_config
+    from arena.contests.preflight import check_tournament
+    from arena.contests.stages import expected_games
+    from arena.contests.tournament import Progress, TournamentRun, run_lock
+    from arena.core.live import live_folder
     from arena.errors import ConfigError
-    from arena.live import live_folder
-    from arena.preflight import check_tournament
-    from arena.runner import LocalRunner
-    from arena.stages import expected_games
-    from arena.store import delete_tournament
-    from arena.tournament import Progress, TournamentRun, run_lock
+    from arena.runners.local import LocalRunner
+    from arena.store.models import delete_tournament
 
     check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
     config, text = load_config(file)
@@ -196,7 +196,7 @@ def cluster_def(
     instead (``None``: on this machine); ``ConfigError`` if it does not make sense."""
     from pydantic import ValidationError
 
-    from arena.config import ClusterDef
+    from arena.contests.config import ClusterDef
     from arena.errors import ConfigError
 
     given = {key: value for key, value in zip(("tls_ca_file", "tls_cert", "tls_key"), tls) if value is not None}
@@ -226,8 +226,8 @@ def cluster_runner(where: ClusterDef) -> DaskRunner:
     from arena.errors import ConfigError
 
     try:
-        from arena.cluster import TlsFiles
-        from arena.dask_runner import DaskRunner
+        from arena.runners.dask_node import TlsFiles
+        from arena.runners.dask_runner import DaskRunner
     except ImportError as error:
         raise ConfigError(
             f"a cluster needs Dask's distributed package ({error}): pip install 'arena[cluster]'"
@@ -252,7 +252,7 @@ class Once:
 
 
 def _measuring(count: int, quiet: bool, log: logging.Logger) -> None:
-    """Say that the paces of ``count`` bots are being measured (arena/pace.py)."""
+    """Say that the paces of ``count`` bots are being measured (arena/runners/pace.py)."""
     what = f"measuring the pace of {count} bot{'s' if count != 1 else ''} on this machine (once; stored)"
     log.info(what)
     if not quiet:
@@ -292,7 +292,7 @@ def setup_logging(path: Path) -> logging.Handler:
 
 def _isolation() -> str:
     """How bots are kept apart and measured on this system, in one line."""
-    from arena.cgroups import support
+    from arena.sandbox.cgroups import support
 
     found = support()
     if found is None:

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from arena.commands.common import DEFAULT_DB, Db, out, print_json, sessions
+from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.text import printable
 
 app = typer.Typer()
 season_app = typer.Typer(help="A season: teams submit bots, a ladder plays them, staff freeze it into a final.")
@@ -39,8 +39,8 @@ def create(
     """Create season NAME: its game, time control, and its ladder."""
     from pydantic import ValidationError
 
-    from arena.config import GameDef, TimeDef
-    from arena.seasonplay import create_season
+    from arena.contests.config import GameDef, TimeDef
+    from arena.contests.season import create_season
 
     try:
         game_def, time_def = GameDef(name=game), TimeDef(move=move_time, clock=clock)
@@ -57,7 +57,7 @@ def add(
     db: Db = DEFAULT_DB,
 ) -> None:
     """Add teams to season NAME; print each one's token (shown once: only its hash is kept)."""
-    from arena.seasons import add_teams
+    from arena.store.seasons import add_teams
 
     for team, token in add_teams(sessions(db), name, teams).items():
         typer.echo(f"{team}\t{token}")  # a tab, not the spaces a console would make of it: for scripts
@@ -73,7 +73,7 @@ def submit(
 ) -> None:
     """Submit FILE to season NAME as the team of the token: it is validated in the sandbox (a
     whole game against itself) and, if it passes, joins the ladder."""
-    from arena.seasonplay import submit as take
+    from arena.contests.season import submit as take
 
     try:
         data = file.read_bytes()
@@ -94,7 +94,7 @@ def submissions(
     """The submissions of the team of the token, with their logs (its own only)."""
     from sqlalchemy import select
 
-    from arena.seasons import Submission, get_season, team_of_token
+    from arena.store.seasons import Submission, get_season, team_of_token
 
     with sessions(db, read_only=True).begin() as session:
         team = team_of_token(session, get_season(session, name), token)
@@ -124,9 +124,9 @@ def ladder(
     from contextlib import ExitStack
 
     from arena.commands.running import cluster_def, cluster_runner
-    from arena.job import GameRunner
-    from arena.runner import LocalRunner
-    from arena.seasonplay import play_ladder
+    from arena.contests.season import play_ladder
+    from arena.core.job import GameRunner
+    from arena.runners.local import LocalRunner
 
     with ExitStack() as stack:
         where = cluster_def(None, cluster, None, ())
@@ -142,7 +142,7 @@ def ladder(
 
 def _told(record: object) -> None:
     """A line for a ladder game that ended."""
-    from arena.records import GameRecord
+    from arena.core.records import GameRecord
 
     assert isinstance(record, GameRecord)
     outcome = "a draw" if record.winner is None else f"won by seat {record.winner}"
@@ -152,7 +152,7 @@ def _told(record: object) -> None:
 @season_app.command("standings")
 def standings(name: Name, as_json: Annotated[bool, typer.Option("--json")] = False, db: Db = DEFAULT_DB) -> None:
     """The ladder: each active version, best first (TrueSkill mu - 3 sigma)."""
-    from arena.seasonplay import standings as ranked
+    from arena.contests.season import standings as ranked
 
     rows = ranked(sessions(db, read_only=True), name)
     if not rows and not as_json:
@@ -176,7 +176,7 @@ def freeze(
 ) -> None:
     """Freeze season NAME (no more submissions) and write the tournament file of its final: the
     ladder's best TOP versions, pinned to their submitted files. Run it with 'arena run FILE'."""
-    from arena.seasonplay import freeze as frozen
+    from arena.contests.season import freeze as frozen
 
     target = out_file or Path(f"{_safe(name)}-final.yaml")
     if not target.parent.is_dir():

@@ -8,9 +8,9 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.commands.common import err
-from arena.registry import SmokeProgress
-from arena.text import printable
-from arena.timing import TimeControl
+from arena.contests.registration import SmokeProgress
+from arena.core.text import printable
+from arena.core.timing import TimeControl
 
 
 class SmokeDisplay(SmokeProgress):

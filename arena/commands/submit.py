@@ -12,8 +12,8 @@ from urllib.parse import quote, urlencode, urlsplit
 import typer
 
 from arena.commands.common import out
+from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.text import printable
 
 app = typer.Typer()
 

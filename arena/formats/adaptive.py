@@ -4,7 +4,7 @@ where it decides something: on the bots whose rating interval straddles the adva
 
 The rule, each batch (:func:`adaptive_pairings`):
 
-1. fit Elo to every game so far (:func:`arena.elo.fit_elo`, the field's mean at 0) and rank;
+1. fit Elo to every game so far (:func:`arena.stats.elo.fit_elo`, the field's mean at 0) and rank;
 2. the cuts: between places ``k`` and ``k + 1`` (weight 1) and, for the podium, between places
    1|2, 2|3 and 3|4 (``podium`` places, weight ``podium_weight``); a cut's Elo is the middle of
    the two places' Elo;
@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena.elo import EloFit, Game, expected_score, fit_elo, strengths, z_value
 from arena.formats.base import FormatError, check_players
+from arena.stats.elo import EloFit, Game, expected_score, fit_elo, strengths, z_value
 
 #: widen the intervals at most this many times (x2 each) looking for a bot near a cut
 _WIDENINGS = 12

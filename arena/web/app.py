@@ -31,10 +31,10 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.core.text import clean
 from arena.errors import ArenaError
-from arena.pages import SERVED_ASSETS, TEMPLATES
-from arena.store import StoreError
-from arena.text import clean
+from arena.results.pages import SERVED_ASSETS, TEMPLATES
+from arena.store.models import StoreError
 from arena.web.site import NotFound, Site, stamp_token
 
 log = logging.getLogger(__name__)

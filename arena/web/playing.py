@@ -1,4 +1,4 @@
-"""A person playing a bot in the browser: ``arena play``'s game (``arena.play.play_against``: the
+"""A person playing a bot in the browser: ``arena play``'s game (``arena.contests.human_play.play_against``: the
 same ``HumanPlayer`` with its undo and resign, the bot sandboxed in its process, the game
 stored in the play tournament of that game and bot) run in a thread, the person's lines coming
 from the page instead of a terminal.
@@ -24,16 +24,16 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from arena.core.gameloop import Watcher
+from arena.core.live import remove_live, write_live
+from arena.core.records import GameRecord, MoveRecord
+from arena.core.text import clean
+from arena.core.timing import TimeControl
 from arena.games import Game, State, get_game
-from arena.live import remove_live, write_live
-from arena.match import Watcher
-from arena.pages import frames
-from arena.records import GameRecord, MoveRecord
-from arena.replay import result_sentence, seat_names
-from arena.store import Bot
-from arena.store import Game as GameRow
-from arena.text import clean
-from arena.timing import TimeControl
+from arena.results.pages import frames
+from arena.results.replay import result_sentence, seat_names
+from arena.store.models import Bot
+from arena.store.models import Game as GameRow
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ class BrowserGame(Watcher):
         self, game: Game, choice: Choice, bot_name: str, game_id: int, tournament_id: int, live: Path | None = None
     ) -> None:
         self.id = secrets.token_urlsafe(16)
-        self.live = live  # where onlookers read its moves as it goes (``arena.live``), if anywhere
+        self.live = live  # where onlookers read its moves as it goes (``arena.core.live``), if anywhere
         self.game, self.choice = game, choice
         self.bot_name = bot_name
         self.game_id, self.tournament_id = game_id, tournament_id
@@ -258,7 +258,7 @@ class Tables:
         registered ones (a visitor never names a file or a module of their own)."""
         from sqlalchemy import select
 
-        from arena.builtins import builtin_bots
+        from arena.entrants.builtins import builtin_bots
 
         names = [bot.module for bot in builtin_bots() if game in bot.games]
         with self.sessions() as session:
@@ -268,8 +268,8 @@ class Tables:
 
     def start(self, choice: Choice) -> BrowserGame:
         """Start a game as ``choice`` says; ``PlayError`` if it cannot be played."""
-        from arena import roster
-        from arena.play import find_opponent, play_against, prepare_game
+        from arena.contests import roster
+        from arena.contests.human_play import find_opponent, play_against, prepare_game
 
         if choice.game not in PLAYABLE:
             raise PlayError(f"choose a game: {', '.join(PLAYABLE)}")

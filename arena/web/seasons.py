@@ -27,8 +27,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from arena.seasonplay import Outcome, ranked, submit
-from arena.seasons import (
+from arena.contests.season import Outcome, ranked, submit
+from arena.entrants.uploads import MAX_UPLOAD
+from arena.store.models import Entry, Game
+from arena.store.seasons import (
     BadToken,
     Frozen,
     NoSeason,
@@ -40,8 +42,6 @@ from arena.seasons import (
     get_season,
     team_of_token,
 )
-from arena.store import Entry, Game
-from arena.uploads import MAX_UPLOAD
 from arena.web.app import POLL, Settings, _stream, json_error
 from arena.web.site import NotFound, Site, stamp_token
 

@@ -13,9 +13,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from arena.database import open_store
+from arena.core.live import live_folder, read_live, sqlite_file
 from arena.errors import ArenaError
-from arena.live import live_folder, read_live, sqlite_file
+from arena.store.database import open_store
 from arena.web.app import Guard, Settings, create_app, error_page, json_error
 from arena.web.playing import MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
 from arena.web.seasons import season_routes

@@ -1,5 +1,5 @@
 """The read side of ``arena serve``: a tournament's pages rendered on request from the same
-templates and values as the static report (``arena/pages.py``), with each tournament's results
+templates and values as the static report (``arena/results/pages.py``), with each tournament's results
 kept until its games change.
 
 A tournament's ``stamp`` (its status, its games finished and scheduled, the last finish) is one
@@ -21,9 +21,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.errors import ArenaError
 from arena.games import get_game_from_spec
-from arena.listings import tournament_rows
-from arena.nodestats import NodeLine, node_lines
-from arena.pages import (
+from arena.results.listings import tournament_rows
+from arena.results.nodestats import NodeLine, node_lines
+from arena.results.pages import (
     crosstable_values,
     environment,
     game_data,
@@ -34,9 +34,9 @@ from arena.pages import (
     team_values,
     think_times,
 )
-from arena.results import Results, load_moves, load_results
-from arena.store import Game, Move, Tournament
-from arena.tables import GameSummary
+from arena.results.tables import GameSummary
+from arena.results.tournament_results import Results, load_moves, load_results
+from arena.store.models import Game, Move, Tournament
 
 #: what a tournament's pages depend on: status, games scheduled, finished, last finish, voids
 Stamp = tuple[Any, ...]

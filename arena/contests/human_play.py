@@ -1,0 +1,304 @@
+"""A person in a seat: the terminal player, and the storing of games people play.
+
+The person is a ``Player`` like any bot, so ``arena play`` runs the one match loop and its
+games are stored, replayed and reported like every other game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.contests.config import BotDef
+from arena.contests.roster import bot_row
+from arena.core.botspec import BotSpec
+from arena.core.gameloop import Abandoned, Player, Reply, Resigned, TakeBack, Watcher, play_game
+from arena.core.job import derive_seed
+from arena.core.records import GameRecord, Termination
+from arena.core.timing import SeatClock, TimeControl
+from arena.errors import ArenaError
+from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
+from arena.runners.worker import GameWorker
+from arena.store.models import PLAY_HASH, Base, Bot, Entry, Tournament, count, get_row, save_record
+from arena.store.models import Game as GameRow
+
+HELP = """commands: a move in the game's notation, or
+  moves   list the legal moves          hint    ask the bot what it would play here
+  undo    take back your last move      resign  give up the game (a loss)
+  quit    leave (the game is stored without a result)   help    this list"""
+#: at most this many legal moves are listed under the board
+SHOWN_MOVES = 24
+
+#: what a hint comes from: the position and every move played so far -> what to say
+Hint = Callable[[State, list[str]], str]
+Row = TypeVar("Row", bound=Base)
+
+
+class LineSource(Protocol):
+    """Where a person's lines come from: a terminal, or the page of ``arena serve``."""
+
+    def readline(self) -> str:
+        """The next line, ending in a newline; empty at the end of the input."""
+        ...
+
+
+class LineSink(Protocol):
+    """Where what is said to a person goes."""
+
+    def write(self, text: str, /) -> int:
+        """Say ``text``; how many characters were taken."""
+        ...
+
+    def flush(self) -> None:
+        """Send what was said on its way."""
+        ...
+
+
+def symbol(game: Game, seat: int) -> str:
+    """How a seat is written on the board: x/o, or b/w in Othello."""
+    return game.MARKS[seat]
+
+
+class HumanPlayer(Player):
+    """A person at a terminal (or anything that writes lines to ``stdin``)."""
+
+    def __init__(self, stdin: LineSource, stdout: LineSink, hint: Hint | None = None, name: str = "human") -> None:
+        self.stdin, self.stdout = stdin, stdout
+        self.hint = hint
+        self.name = name
+        self.game: Game | None = None
+        self.seat = 0
+        self.moves: list[str] = []  # every move of the game so far, for hints
+        self.movers: list[int] = []  # the seat that played each of them
+        self.own_moves = 0
+        self.taking_back = False
+        self.took_back = False  # the next request follows a take-back: say what it took back
+
+    def say(self, text: str) -> None:
+        """Write a line to the person."""
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+        self.game, self.seat = game, seat
+        if not self.taking_back:
+            self.moves, self.movers, self.own_moves = [], [], 0
+        self.took_back, self.taking_back = self.taking_back, False
+
+    def request_move(self, state: State, unseen: list[str], clock: SeatClock) -> Reply:
+        game = self.game
+        assert game is not None
+        if self.took_back:  # ``unseen`` is every move left on the board: those after them are taken back
+            self.took_back = False
+            self.say(f"took back {self.describe(len(unseen))}")
+            del self.moves[len(unseen) :], self.movers[len(unseen) :]
+        else:  # the opponent's moves since this player's last one
+            self.moves += unseen
+            self.movers += [1 - self.seat] * len(unseen)
+            if unseen:
+                self.say(f"opponent played {', '.join(unseen)}")
+        self.say(state.render())
+        self.show_moves(game, state)
+        start = time.monotonic()
+        while True:
+            self.stdout.write(f"{symbol(game, self.seat)} to move (ply {state.ply + 1}) > ")
+            self.stdout.flush()
+            line = self.stdin.readline()
+            if not line:
+                self.say("")
+                raise Abandoned
+            text = line.strip()
+            command = text.lower()
+            if not text:
+                continue
+            if command in ("quit", "exit"):
+                raise Abandoned
+            if command == "resign":
+                raise Resigned
+            if command in ("help", "?"):
+                self.say(HELP + f"\nmoves: {game.NOTATION}")
+            elif command in ("moves", "legal"):
+                self.show_moves(game, state, every=True)
+            elif command == "hint":
+                self.say(self.ask_hint(state))
+            elif command == "undo":
+                if self.own_moves == 0:
+                    self.say("nothing to take back: you have not moved yet")
+                    continue
+                self.own_moves -= 1
+                self.taking_back = True
+                raise TakeBack
+            else:
+                try:
+                    move = game.parse_move(text)
+                    state.play(move)
+                except (MoveSyntaxError, IllegalMoveError) as error:
+                    self.say(f"{error}; try again ('help' lists the commands)")
+                    continue
+                self.own_moves += 1
+                played = game.format_move(move)
+                self.moves.append(played)
+                self.movers.append(self.seat)
+                return Reply(played, time.monotonic() - start)
+
+    def describe(self, kept: int) -> str:
+        """The moves after the first ``kept``, each named as this player's or the opponent's:
+        ``your 2 and the opponent's 1``."""
+        whose = ("your", "the opponent's")
+        taken = zip(self.moves[kept:], self.movers[kept:], strict=True)
+        named = [f"{whose[mover != self.seat]} {move}" for move, mover in taken]
+        return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else "".join(named)
+
+    def show_moves(self, game: Game, state: State, every: bool = False) -> None:
+        """List the legal moves under the board (the first ``SHOWN_MOVES`` unless ``every``)."""
+        legal = [game.format_move(m) for m in state.legal_moves()]
+        shown = legal if every or len(legal) <= SHOWN_MOVES else legal[:SHOWN_MOVES]
+        more = "" if len(shown) == len(legal) else f" ... ({len(legal)} in all: 'moves' lists them)"
+        self.say("legal: " + ", ".join(shown) + more)
+
+    def ask_hint(self, state: State) -> str:
+        """What the bot would play here, or why there is no hint."""
+        if self.hint is None:
+            return "no hints in this game"
+        try:
+            return f"hint: {self.hint(state, list(self.moves))}"
+        except Exception as error:  # a hint is a courtesy: its failure never ends the game
+            return f"no hint: {error}"
+
+
+def bot_hint(worker: GameWorker, spec: BotSpec, game: Game, seat: int, clock: TimeControl) -> Hint:
+    """A hint source: a fresh process of the bot, put in the person's seat and position."""
+
+    def hint(state: State, moves: list[str]) -> str:
+        helper = worker.player(spec)
+        try:
+            helper.start_game(game, seat, random.randrange(1 << 62), clock)
+            return helper.request_move(state, moves, clock.seat()).text
+        finally:
+            helper.close()
+
+    return hint
+
+
+def _one(session: Session, model: type[Row], **where: object) -> Row | None:
+    return session.scalars(select(model).filter_by(**where)).first()
+
+
+def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int:
+    """A pending game row for a person against ``bot``, in the play tournament of that game
+    and bot (created on first use); its id."""
+    human = _one(session, Bot, name="human", kind="human")
+    if human is None:
+        human = Bot(name="human", kind="human", target="terminal", description="a person at the terminal")
+        session.add(human)
+    safe = "".join(c if c.isalnum() or c in "._+-" else "-" for c in bot.name)[:60]
+    name = f"play {game.name} {safe} v{bot.version}"
+    tournament = _one(session, Tournament, name=name)
+    if tournament is None:
+        tournament = Tournament(
+            name=name,
+            game=game.spec(),
+            config_text=f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
+            config_hash=PLAY_HASH,
+            config={"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
+            seed=0,
+            status="running",
+            stages=1,
+        )
+        session.add(tournament)
+    session.flush()
+    entries: dict[str, int] = {}
+    for team, player in (("human", human), (bot.name, bot)):
+        entry = _one(session, Entry, tournament_id=tournament.id, team=team)
+        if entry is None:
+            number = count(session, Entry, Entry.tournament_id == tournament.id) + 1
+            entry = Entry(tournament_id=tournament.id, team=team, bot_id=player.id, number=number)
+            session.add(entry)
+            session.flush()
+        entries[team] = entry.id
+    played = count(session, GameRow, GameRow.tournament_id == tournament.id)
+    seats = (entries["human"], entries[bot.name]) if human_seat == 0 else (entries[bot.name], entries["human"])
+    row = GameRow(
+        tournament_id=tournament.id,
+        stage=0,
+        pool=0,
+        round=played,
+        number=played,
+        seat0=seats[0],
+        seat1=seats[1],
+        seed=derive_seed("play", time.time_ns()),
+    )
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def find_opponent(session: Session, bot: str, params: dict[str, Any], base: Path) -> Bot:
+    """The bot a person plays: the latest registered version of ``bot`` (with ``params`` over
+    its own, a new version if they differ), else the module or file ``bot`` (from ``base``)."""
+    row = session.scalars(
+        select(Bot).where(Bot.name == bot, Bot.registered.is_(True)).order_by(Bot.version.desc())
+    ).first()
+    if row is not None and params:
+        merged = {**json.loads(row.params), **params}
+        row = bot_row(session, row.name, _bot_def(row.kind, row.target, merged, row.python), Path(row.path or "."))
+    if row is None:
+        if not (bot.endswith(".py") or "." in bot or "/" in bot):
+            known = ", ".join(sorted(set(session.scalars(select(Bot.name).where(Bot.registered.is_(True)))))) or "none"
+            raise ArenaError(
+                f"no registered bot {bot!r}; registered: {known} (or give a module like bots.uct or a .py file)"
+            )
+        row = bot_row(session, bot, _bot_def("python", bot, params), base)
+    return row
+
+
+def _bot_def(kind: str, target: str, params: dict[str, Any], python: str | None = None) -> BotDef:
+    """The ``BotDef`` of a bot; a bad one (parameters for a command bot) is an ``ArenaError``."""
+    from pydantic import ValidationError
+
+    try:
+        return BotDef.of(kind, target, params, python)
+    except ValidationError as error:
+        problem = error.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ArenaError(f"bot {target!r}: {problem}") from None
+
+
+def play_against(
+    sessions: sessionmaker[Session],
+    game: Game,
+    bot: Bot,
+    spec: BotSpec,
+    human_seat: int,
+    clock: TimeControl,
+    stdin: LineSource,
+    stdout: LineSink,
+    watch: Watcher | None = None,
+    game_id: int | None = None,
+) -> GameRecord:
+    """One game of a person against a bot process, stored like any other game; ``watch`` is
+    told of each turn and move, and ``game_id`` is the game's row if it is made already
+    (``prepare_game``)."""
+    with sessions.begin() as session:
+        if game_id is None:
+            game_id = prepare_game(session, game, bot, human_seat)
+        seed = get_row(session, GameRow, game_id).seed
+    with GameWorker() as worker:
+        human = HumanPlayer(stdin, stdout, hint=bot_hint(worker, spec, game, human_seat, clock))
+        opponent = worker.player(spec)
+        players = (human, opponent) if human_seat == 0 else (opponent, human)
+        try:
+            record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), clock, game_id, watch)
+        finally:
+            opponent.close()
+    if record.voided is not None:  # nobody to play it again with: it ends without a result
+        record.termination, record.detail = Termination.ABORTED, record.voided
+    with sessions.begin() as session:
+        save_record(session, record)
+    return record

@@ -1,0 +1,292 @@
+"""Registering a bot: describe it, smoke-test it against a random bot (all of a game, its first
+moves, or none), store its version."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.contests import roster
+from arena.contests.config import BotDef
+from arena.contests.roster import bot_fields, latest_version, same_version
+from arena.core import protocol
+from arena.core.botspec import BotSpec
+from arena.core.gameloop import Watcher, play_game
+from arena.core.job import derive_seed
+from arena.core.records import BotFault, MoveRecord, Overloaded, Termination
+from arena.core.timing import Limit, TimeControl
+from arena.entrants.course import check_interpreter
+from arena.entrants.kinds import BotKindError
+from arena.errors import ArenaError
+from arena.games import GAMES, State, get_game
+from arena.host.loader import is_path
+from arena.runners.worker import GameWorker
+from arena.store.models import Bot
+
+RANDOM = BotSpec("random", "python", "bots.randombot")
+#: seconds a bot has to be ready for its smoke game (and to say what it is)
+STARTUP = 20.0
+
+
+class RegistrationError(ArenaError):
+    """A bot that failed its checks and was not registered."""
+
+
+def describe(worker: GameWorker, spec: BotSpec, timeout: float = STARTUP) -> dict[str, Any]:
+    """What the bot says of itself (description, games, parameters), asked in its own process."""
+    process = worker.start_bot(spec, None)
+    try:
+        line, _ = process.exchange(protocol.DESCRIBE, Limit(timeout, grace=0.0))
+        message = protocol.parse_reply(line, "description")
+        if message["type"] == "error":
+            raise RegistrationError(f"bot {spec.target!r} cannot be loaded: {message['message']}")
+        return message
+    except (BotFault, Overloaded) as fault:
+        tail = _own_lines(process.stderr.take())[-5:]
+        raise RegistrationError(
+            f"bot {spec.target!r} did not start: {fault}" + ("\n  " + "\n  ".join(tail) if tail else "")
+        ) from None
+    except protocol.ProtocolError as error:
+        raise RegistrationError(f"bot {spec.target!r} does not speak the protocol: {error}") from None
+    finally:
+        process.close()
+
+
+@dataclass(frozen=True)
+class Smoke:
+    """How registration tries a bot out: a game of each of its games against the random bot,
+    the bot as ``seat`` (a seat's name or mark, ``first`` or ``second``: ``Game.seat_of``),
+    ``move_time`` seconds a move, stopped after ``moves`` moves of the bot (``None``: played to
+    its end); ``play`` False: no game at all, the bot only loaded and asked what it is."""
+
+    move_time: float = 2.0
+    moves: int | None = None
+    seat: str = "first"
+    play: bool = True
+
+
+@dataclass(frozen=True)
+class SmokeResult:
+    """A smoke game the bot passed: the game, the bot's seat (its name), the moves it played,
+    and whether the game was played to its end (else it was stopped after those moves)."""
+
+    game: str
+    seat: str
+    moves: int
+    finished: bool
+
+
+class SmokeProgress:
+    """What registration tells of its smoke games as they go (``arena register`` shows it);
+    this one tells nobody."""
+
+    def started(self, game: str, seat: str, clock: TimeControl) -> None:
+        """A smoke game of ``game`` starts, the bot playing ``seat`` (its name) under ``clock``."""
+
+    def thinking(self, number: int) -> None:
+        """The bot is asked for its move ``number`` (1: its first of the game)."""
+
+    def moved(self, number: int, move: str, wall: float, cpu: float | None) -> None:
+        """The bot played its move ``number``, ``move``, in ``wall`` seconds (``cpu`` of CPU
+        time, where it was measured)."""
+
+    def ended(self) -> None:
+        """The smoke game is over, however it ended."""
+
+
+class _Watch(Watcher):
+    """Counts and reports the moves of the bot in seat ``seat``; stops the game after its
+    ``limit``-th (``None``: never)."""
+
+    def __init__(self, seat: int, limit: int | None, progress: SmokeProgress) -> None:
+        self.seat = seat
+        self.limit = limit
+        self.progress = progress
+        self.moves = 0
+
+    def to_move(self, state: State) -> None:
+        if state.to_move == self.seat:
+            self.progress.thinking(self.moves + 1)
+
+    def moved(self, state: State, move: MoveRecord) -> bool:
+        if move.seat != self.seat:
+            return True
+        self.moves += 1
+        cpu = None if move.cpu_ms is None else move.cpu_ms / 1000
+        self.progress.moved(self.moves, move.move, move.wall_ms / 1000, cpu)
+        return state.is_terminal or self.limit is None or self.moves < self.limit
+
+
+def smoke_seat(game_name: str, seat: str) -> int:
+    """The seat (0 or 1) ``seat`` names in ``game_name``; ``RegistrationError`` if none."""
+    try:
+        return get_game(game_name).seat_of(seat)
+    except ValueError as error:
+        raise RegistrationError(f"--as: {error}") from None
+
+
+def smoke_game(
+    worker: GameWorker, spec: BotSpec, game_name: str, smoke: Smoke, progress: SmokeProgress | None = None
+) -> SmokeResult:
+    """One game against the random bot as ``smoke`` says; ``RegistrationError`` if the bot
+    faults in it, saying which option to change when it ran out of time."""
+    progress = progress or SmokeProgress()
+    game = get_game(game_name)
+    seat = smoke_seat(game_name, smoke.seat)
+    bot, random = worker.player(spec), worker.player(RANDOM)
+    players = (bot, random) if seat == 0 else (random, bot)
+    watch = _Watch(seat, smoke.moves, progress)
+    clock = TimeControl(move=smoke.move_time, grace=0.1, startup=STARTUP)
+    progress.started(game_name, game.SEATS[seat], clock)
+    try:
+        record = play_game(game, players, (derive_seed("smoke", 0), derive_seed("smoke", 1)), clock, watch=watch)
+    finally:
+        for player in players:
+            player.close()
+        progress.ended()
+    where = f"smoke game of {game_name} against random"
+    if record.voided is not None:
+        raise RegistrationError(f"{where}: {record.voided}; try again when the machine is less busy")
+    if record.offender is not None:
+        who = "the bot" if record.offender == seat else "the random opponent"
+        tail = _own_lines(record.stderr[record.offender])[-8:]
+        timed_out = record.offender == seat and record.termination is Termination.TIMEOUT
+        hint = _timeout_hint(smoke, watch.moves, record.detail or "") if timed_out else ""
+        raise RegistrationError(
+            f"{where}: {who} forfeited ({record.termination.value}) after {len(record.moves)} moves: "
+            f"{record.detail}{hint}" + ("\n  stderr:\n    " + "\n    ".join(tail) if tail else "")
+        )
+    return SmokeResult(game_name, game.SEATS[seat], watch.moves, record.termination is not Termination.ABORTED)
+
+
+def _timeout_hint(smoke: Smoke, played: int, detail: str) -> str:
+    """For a bot that ran out of time in its smoke game: the options that let it register."""
+    if "during startup" in detail:
+        return f"; it was not ready within {STARTUP:g} s: register it without a game with --no-smoke"
+    hint = f"; give it more time a move with --move-time (now {smoke.move_time:g} s)"
+    if played:
+        moves = "move" if played == 1 else "moves"
+        hint += f", stop the smoke game after the {played} {moves} it made in time with --smoke-moves {played}"
+    return hint + ", or register it without a game with --no-smoke"
+
+
+@dataclass(frozen=True)
+class Registration:
+    """What registering a bot did: the version stored (as data: name, version, kind, target,
+    games), ``status`` (``registered``, ``new version`` or ``unchanged``) and the smoke games it
+    passed (none with ``Smoke(play=False)``)."""
+
+    bot: dict[str, Any]
+    status: str
+    smoke: list[SmokeResult]
+
+
+def register_bot(
+    sessions: sessionmaker[Session],
+    *,
+    name: str | None,
+    kind: str,
+    target: str,
+    params: dict[str, Any],
+    games: list[str],
+    python: str | None,
+    base: Path,
+    smoke: Smoke | None = None,
+    progress: SmokeProgress | None = None,
+    starting: Callable[[], None] = lambda: None,
+) -> Registration:
+    """Check and store a bot: it is loaded and asked what it is, then plays a smoke game of
+    each game as ``smoke`` says (``progress`` is told how they go). ``starting`` is called once
+    the checks that start nothing have passed, just before the bot is first started."""
+    from pydantic import ValidationError
+
+    from arena.contests.config import check_command, name_problem
+
+    smoke = smoke or Smoke()
+    if kind == "command":
+        try:
+            check_command(target)
+        except ValueError as error:
+            raise RegistrationError(f"--command: {error}") from None
+        if not smoke.play:
+            raise RegistrationError(
+                "--no-smoke: a command bot is checked by its smoke game alone (it need not answer "
+                "describe); register it with a short one instead, e.g. --smoke-moves 1"
+            )
+    for game in games:
+        if game not in GAMES:
+            raise RegistrationError(f"unknown game {game!r}; the games are: {', '.join(GAMES)}")
+        smoke_seat(game, smoke.seat)
+    try:
+        fields = bot_fields(BotDef.of(kind, target, params, python), base)
+    except ValidationError as error:
+        raise RegistrationError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    except BotKindError as error:
+        raise RegistrationError(str(error)) from None
+    if fields["python"] is not None:
+        check_interpreter(fields["python"])
+    name = name or _default_name(kind, fields["target"])
+    problem = name_problem(name)
+    if problem:
+        raise RegistrationError(f"the bot name {name!r} will not do: {problem}; choose another with --name")
+    description, claimed = "", None
+    results: list[SmokeResult] = []
+    starting()
+    with GameWorker() as worker:
+        spec = roster.spec(Bot(name=name, version=0, **fields), name)
+        if kind != "command":
+            info = describe(worker, spec)
+            description, claimed = info.get("description", ""), info.get("games") or None
+        if not games:
+            games = [claimed[0]] if claimed else ["tictactoe"]
+        for game in games:
+            if claimed and game not in claimed:
+                raise RegistrationError(f"bot {name!r} does not play {game!r}; it plays {', '.join(claimed)}")
+            smoke_seat(game, smoke.seat)
+        if smoke.play:
+            results = [smoke_game(worker, spec, game, smoke, progress) for game in games]
+    with sessions.begin() as session:
+        latest = latest_version(session, name)
+        if latest is not None and same_version(latest, fields):
+            latest.registered = True
+            latest.games = sorted(set(latest.games or []) | set(claimed or games))
+            latest.description = latest.description or description
+            row, status = latest, "unchanged"
+        else:
+            row = Bot(
+                name=name,
+                version=latest.version + 1 if latest else 1,
+                description=description,
+                games=claimed or games,
+                registered=True,
+                **fields,
+            )
+            session.add(row)
+            status = "new version" if latest else "registered"
+        session.flush()
+        stored = {
+            "name": row.name,
+            "version": row.version,
+            "kind": row.kind,
+            "target": row.target,
+            "games": row.games or [],
+        }
+    return Registration(stored, status, results)
+
+
+def _own_lines(stderr: str) -> list[str]:
+    """A bot's stderr lines without the sandbox's report of what it enforced."""
+    return [line for line in stderr.strip().splitlines() if not line.startswith("arena sandbox:")]
+
+
+def _default_name(kind: str, target: str) -> str:
+    if kind == "command":
+        return os.path.basename(target.split()[0]) if target.split() else "bot"
+    if is_path(target):
+        return Path(target).stem
+    return target.rsplit(".", 1)[-1]

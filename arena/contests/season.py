@@ -1,0 +1,414 @@
+"""What a season does (arena/store/seasons.py holds its tables and says what it is): create it, take a
+submission and validate it, play the ladder, rank it, freeze it into a tournament file."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.contests.config import GameDef, TimeDef
+from arena.core.job import GameJob, GameRunner, derive_seed
+from arena.core.records import GameRecord
+from arena.entrants.uploads import UploadError, unpack
+from arena.errors import ArenaError
+from arena.formats.ladder import InformationPairing, Ladder
+from arena.games import get_game_from_spec
+from arena.store.models import Bot, Entry, Game, Tournament, count
+from arena.store.seasons import (
+    Frozen,
+    RateLimited,
+    Season,
+    SeasonError,
+    SeasonTeam,
+    Standing,
+    Submission,
+    active,
+    bot_name,
+    folder_for,
+    get_season,
+    ladder_name,
+    log_tail,
+    rate_limited,
+    team_of_token,
+)
+
+#: times a submission is stored again after another one of its team took its version number
+TAKE_ATTEMPTS = 5
+#: the ``config_hash`` of a season's ladder tournament (never a command's default tournament)
+SEASON_HASH = "season"
+
+log = logging.getLogger(__name__)
+
+
+def create_season(
+    sessions: sessionmaker[Session], name: str, game: GameDef, time_def: TimeDef, folder: Path, keep: int = 1
+) -> None:
+    """Store a new season and its ladder tournament; ``SeasonError`` if the name is taken."""
+    from arena.contests.config import NAME, name_problem
+
+    problem = name_problem(name)
+    if not problem and not NAME.match(f"{ladder_name(name)} final"):  # its ladder's and its final's names
+        problem = "use letters, digits, spaces and . _ + - (at most 88 characters), a letter or digit first"
+    if problem:
+        raise SeasonError(f"season {name!r}: {problem}")
+    with sessions.begin() as session:
+        if session.scalars(select(Season.id).where(Season.name == name)).first() is not None:
+            raise SeasonError(f"season {name!r} exists already")
+        title = ladder_name(name)
+        if session.scalars(select(Tournament.id).where(Tournament.name == title)).first() is not None:
+            raise SeasonError(f"a tournament named {title!r} exists already: the season's ladder needs that name")
+        spec = game.model_dump()
+        tournament = Tournament(
+            name=title,
+            game=spec,
+            config_text=f"# the ladder of season {name!r}\n",
+            config_hash=SEASON_HASH,
+            config={"name": title, "game": spec, "scoring": "standard", "stages": [{"name": "ladder"}]},
+            seed=0,
+            status="running",
+            stages=1,
+        )
+        session.add(tournament)
+        session.flush()
+        session.add(
+            Season(
+                name=name,
+                game=spec,
+                time_control=time_def.model_dump(),
+                folder=str(folder.resolve()),
+                keep=keep,
+                tournament_id=tournament.id,
+            )
+        )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a submission: its team, version, status and (for its team only) log."""
+
+    team: str
+    version: int
+    status: str
+    log: str
+
+
+def submit(
+    sessions: sessionmaker[Session],
+    season_name: str,
+    token: str,
+    filename: str,
+    data: bytes,
+    interface: str = "python",
+    now: Callable[[], float] = time.time,
+) -> Outcome:
+    """Take a team's upload: check the token and the rate, unpack it, register and validate it
+    in the sandbox (a whole game against itself); store it as ``active`` or ``error``."""
+    if interface not in ("python", "course2019"):
+        raise SeasonError(f"interface must be python or course2019, not {interface!r}")
+    for attempt in range(TAKE_ATTEMPTS):
+        try:
+            taken = _take(sessions, season_name, token, filename, data, interface, now)
+            break
+        except IntegrityError:  # another submission of the team took the version number first
+            if attempt == TAKE_ATTEMPTS - 1:
+                raise SeasonError("other submissions of this team are being taken; try again in a moment") from None
+    submission_id, name, folder, game, time_def, package = taken
+    try:
+        if interface == "course2019" and not filename.endswith(".py"):
+            raise UploadError("a course2019 bot is one .py file")
+        target, base = unpack(filename, data, folder, package, as_package=interface == "python")
+    except UploadError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        return _finish(sessions, submission_id, "error", f"refused: {error}")
+    try:
+        status, text, bot_id = _validate(sessions, name, interface, target, base, game, time_def)
+    except Exception as error:  # the harness failed, not the bot: the submission must not stay "validating"
+        log.exception("validating submission %d failed", submission_id)
+        status, text, bot_id = "error", f"it could not be validated: {type(error).__name__}: {error}", None
+    return _finish(sessions, submission_id, status, text, str(base / target), bot_id)
+
+
+def _take(
+    sessions: sessionmaker[Session],
+    season_name: str,
+    token: str,
+    filename: str,
+    data: bytes,
+    interface: str,
+    now: Callable[[], float],
+) -> tuple[int, str, Path, dict[str, Any], dict[str, Any], str]:
+    """Store a new submission as ``validating``: (its id, its bot's name, its folder, the
+    season's game and time control, the package name of a zipped bot of it)."""
+    with sessions.begin() as session:
+        season = get_season(session, season_name, list_others=False)
+        if season.status != "open":
+            raise Frozen(f"season {season_name!r} is frozen: it takes no more submissions")
+        team = team_of_token(session, season, token)
+        if rate_limited(session, team, now()):
+            raise RateLimited(f"team {team.name!r} has made its submissions for this hour; try again later")
+        version = 1 + max(session.scalars(select(Submission.version).where(Submission.team_id == team.id)), default=0)
+        folder = folder_for(season, team, version)
+        submission = Submission(
+            team_id=team.id, version=version, filename=filename[:200], interface=interface, size=len(data)
+        )
+        submission.status, submission.created_at = "validating", now()
+        session.add(submission)
+        session.flush()
+        package = f"season{season.id}_team{team.id}_v{version}"
+        return submission.id, bot_name(season, team), folder, season.game, season.time_control, package
+
+
+def _validate(
+    sessions: sessionmaker[Session],
+    name: str,
+    interface: str,
+    target: str,
+    base: Path,
+    game: dict[str, Any],
+    time_def: Any,
+) -> tuple[str, str, int | None]:
+    """Register the bot (loaded in the sandbox, asked what it is), then play it against itself
+    under the season's time control: (status, log, bot id)."""
+    from arena.contests import roster
+    from arena.contests.registration import RegistrationError, Smoke, register_bot
+    from arena.core.gameloop import play_game
+    from arena.runners.worker import GameWorker
+
+    try:
+        registration = register_bot(
+            sessions,
+            name=name,
+            kind=interface,
+            target=target,
+            params={},
+            games=[game["name"]],
+            python=None,
+            base=base,
+            smoke=Smoke(play=False),
+        )
+    except (RegistrationError, ArenaError) as error:
+        return "error", f"the bot cannot be loaded: {error}", None
+    with sessions.begin() as session:
+        bot = session.scalars(select(Bot).where(Bot.name == name, Bot.version == registration.bot["version"])).one()
+        spec, bot_id = roster.spec(bot, name), bot.id
+    control = TimeDef.model_validate(time_def).control()
+    engine = get_game_from_spec(game)
+    with GameWorker() as worker:
+        players = (worker.player(spec), worker.player(spec))
+        try:
+            record = play_game(engine, players, (derive_seed(name, 0), derive_seed(name, 1)), control)
+        finally:
+            for player in players:
+                player.close()
+    status, text = _judge(record)
+    return status, text, bot_id
+
+
+def _judge(record: GameRecord) -> tuple[str, str]:
+    """(status, log) of a validation game."""
+    moves = len(record.moves)
+    if record.voided is not None:
+        return "error", f"the validation game could not be timed (the machine was too busy): {record.voided}"
+    if record.offender is not None:
+        stderr = record.stderr[record.offender].strip()
+        text = f"the bot forfeited its validation game against itself after {moves} moves ({record.termination.value})"
+        text += f": {record.detail}" + (f"\n\nits stderr:\n{stderr}" if stderr else "")
+        return "error", text
+    ended = "a draw" if record.winner is None else f"won by seat {record.winner}"
+    return "active", f"validated: a whole game against itself, {moves} moves, {ended}"
+
+
+def _finish(
+    sessions: sessionmaker[Session],
+    submission_id: int,
+    status: str,
+    text: str,
+    path: str | None = None,
+    bot_id: int | None = None,
+) -> Outcome:
+    """Store what became of a submission; put an active one on the ladder and retire its team's
+    versions beyond the season's ``keep``."""
+    with sessions.begin() as session:
+        submission = session.get_one(Submission, submission_id)
+        team = session.get_one(SeasonTeam, submission.team_id)
+        season = session.get_one(Season, team.season_id)
+        submission.status, submission.log, submission.path = status, log_tail(text), path
+        if status == "active" and bot_id is not None:
+            submission.bot_id = bot_id
+            number = count(session, Entry, Entry.tournament_id == season.tournament_id) + 1
+            entry = Entry(
+                tournament_id=season.tournament_id,
+                team=f"{team.name} v{submission.version}",
+                bot_id=bot_id,
+                number=number,
+            )
+            session.add(entry)
+            session.flush()
+            submission.entry_id = entry.id
+            on = session.scalars(
+                select(Submission)
+                .where(Submission.team_id == team.id, Submission.status == "active")
+                .order_by(Submission.version.desc())
+            ).all()
+            for old in on[season.keep :]:
+                old.status = "retired"
+        return Outcome(team.name, submission.version, submission.status, submission.log)
+
+
+def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tuple[SeasonTeam, Submission]]]:
+    """The ladder's ratings now: every finished game of the season rated in the order played
+    (retired versions' games count for their opponents), then only the active versions kept;
+    and the active versions by their entry's name (``TEAM vN``)."""
+    ladder = Ladder()
+    names = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == season.tournament_id)).all())
+    for name in names.values():
+        ladder.join(name)
+    finished = session.execute(
+        select(Game.seat0, Game.seat1, Game.winner)
+        .where(Game.tournament_id == season.tournament_id, Game.status == "finished", Game.termination != "aborted")
+        .order_by(Game.id)
+    )
+    for seat0, seat1, winner in finished:  # a forfeit is the offender's loss (its winner is the other)
+        ladder.record(names[seat0], names[seat1], winner)
+    on = {f"{team.name} v{submission.version}": (team, submission) for team, submission in active(session, season)}
+    for name in set(ladder.standings) - set(on):
+        ladder.leave(name)
+    return ladder, on
+
+
+def standings(sessions: sessionmaker[Session], season_name: str) -> list[Standing]:
+    """The active versions, best first (mu - 3 sigma)."""
+    with sessions.begin() as session:
+        return ranked(session, get_season(session, season_name))
+
+
+def ranked(session: Session, season: Season) -> list[Standing]:
+    """The active versions of ``season``, best first (mu - 3 sigma)."""
+    ladder, on = load_ladder(session, season)
+    return [
+        Standing(on[name][0].name, on[name][1].version, s.rating.mu, s.rating.sigma, s.games)
+        for name in ladder.order()
+        for s in (ladder.standings[name],)
+    ]
+
+
+def play_ladder(
+    sessions: sessionmaker[Session],
+    season_name: str,
+    runner: GameRunner,
+    games: int | None,
+    workers: int,
+    on_record: Callable[[GameRecord], None] = lambda record: None,
+) -> int:
+    """Play the ladder: ``workers`` games at a time, each pair chosen by information on the
+    ratings of all games stored so far (a version submitted meanwhile joins at the next batch),
+    until ``games`` games (``None``: for ever); the games played. ``SeasonError`` while fewer
+    than two versions are active."""
+    from arena.contests import roster
+    from arena.contests.tournament import play_and_store
+
+    played, pairing = 0, InformationPairing()
+    rng = _rng(season_name)
+    while games is None or played < games:
+        with sessions.begin() as session:
+            season = get_season(session, season_name)
+            ladder, on = load_ladder(session, season)
+            if len(on) < 2:
+                raise SeasonError(f"season {season_name!r} has {len(on)} active versions; the ladder needs two")
+            control = TimeDef.model_validate(season.time_control).control()
+            batch: list[tuple[str, str]] = []
+            taken: set[frozenset[str]] = set()
+            wanted = workers if games is None else games - played
+            for _ in range(min(workers, len(on) * (len(on) - 1) // 2, wanted)):
+                first, second = pairing.next(ladder, rng, taken)
+                taken.add(frozenset((first, second)))
+                batch.append((first, second))
+            jobs = []
+            number = count(session, Game, Game.tournament_id == season.tournament_id)
+            for first, second in batch:
+                entries = [on[name][1].entry_id for name in (first, second)]
+                bots = [session.get_one(Bot, on[name][1].bot_id) for name in (first, second)]
+                row = Game(
+                    tournament_id=season.tournament_id,
+                    stage=0,
+                    pool=0,
+                    round=number,
+                    number=number,
+                    seat0=entries[0],
+                    seat1=entries[1],
+                    seed=derive_seed(season_name, "ladder", number),
+                )
+                session.add(row)
+                session.flush()
+                number += 1
+                specs = (roster.spec(bots[0], first), roster.spec(bots[1], second))
+                jobs.append(GameJob(row.id, season.game, specs, row.seed, control))
+        unplayable: list[int] = []
+        for record in play_and_store(sessions, runner, jobs, control.max_replays, lambda *_: None, unplayable):
+            played += 1
+            on_record(record)
+    return played
+
+
+def _rng(seed: str) -> Any:
+    import random
+
+    return random.Random(derive_seed("ladder", seed, time.time_ns()))
+
+
+def freeze(sessions: sessionmaker[Session], season_name: str, top: int, folder: Path, games_per_pair: int = 2) -> str:
+    """The tournament file of the season's final, to be written in ``folder``: its ``top`` best
+    teams, each by its best active version pinned to its stored file (a zipped bot's package is
+    copied into ``folder``, beside the file, where a tournament finds its modules), in one round
+    robin; the season takes no more submissions."""
+    if top < 2:
+        raise SeasonError("--top: a final needs at least two teams")
+    best: list[Standing] = []
+    for standing in standings(sessions, season_name):
+        if len(best) < top and standing.team not in {s.team for s in best}:
+            best.append(standing)
+    if len(best) < 2:
+        raise SeasonError(f"season {season_name!r} has {len(best)} team(s) on the ladder; a final needs two")
+    with sessions.begin() as session:
+        season = get_season(session, season_name)
+        season.status = "frozen"
+        bots = {}
+        for standing in best:
+            submission = session.scalars(
+                select(Submission)
+                .join(SeasonTeam, SeasonTeam.id == Submission.team_id)
+                .where(
+                    SeasonTeam.season_id == season.id,
+                    SeasonTeam.name == standing.team,
+                    Submission.version == standing.version,
+                )
+            ).one()
+            stored = Path(submission.path or "")
+            if stored.is_dir():  # a zipped bot's package
+                shutil.copytree(stored, folder / stored.name, dirs_exist_ok=True)
+                bots[standing.team] = {"module": stored.name}
+            else:
+                bots[standing.team] = {"course" if submission.interface == "course2019" else "path": str(stored)}
+        document = {
+            "name": f"{season_name} final",
+            "game": season.game,
+            "time": season.time_control,
+            "bots": bots,
+            "stages": [{"name": "final", "games_per_pair": games_per_pair}],
+        }
+    header = (
+        f"# the final of season {season_name!r}: its best {len(best)} teams on the ladder when it was frozen\n"
+        + "".join(f"#   {s.label}: mu {s.mu:.2f}, sigma {s.sigma:.2f}, {s.games} games\n" for s in best)
+    )
+    return header + yaml.safe_dump(json.loads(json.dumps(document)), sort_keys=False, allow_unicode=True)

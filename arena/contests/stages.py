@@ -1,0 +1,236 @@
+"""The stages of a tournament as stored: planning a stage's pools and its games (all at once, or
+round by round from the results so far: arena/formats/rounds.py), and the finished games, standings and
+advancing teams that decide the next stage (read by the run and by the results alike)."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.contests.config import TournamentDef
+from arena.contests.rating import replay_ratings
+from arena.core.job import derive_seed
+from arena.formats.format_standings import format_table, merge_key
+from arena.formats.rounds import Match, Played, knockout_rounds, next_games
+from arena.formats.schedule import draw_pools
+from arena.formats.standings import GameResult, Standing, game_points
+from arena.games.xtreme import WIN_POINTS
+from arena.store.models import Entry, Game, PoolEntry, Tournament
+
+log = logging.getLogger(__name__)
+
+
+def expected_games(config: TournamentDef) -> int:
+    """How many games the whole tournament will have, all stages included (a knockout's drawn
+    matches add extra games to these: ``extra_games``)."""
+    total, count = 0, len(config.team_bots())
+    for stage in config.stages:
+        total += stage.games(count)
+        count = (stage.advance or 0) * stage.pools
+    return total
+
+
+def bye_points(config: TournamentDef, stage: int) -> float:
+    """What a Swiss bye scores in ``stage``: a win of each of its pairing's games (1 a game, or
+    the course's 86 in course2019 scoring)."""
+    win = float(WIN_POINTS) if config.scoring == "course2019" else 1.0
+    return win * config.stages[stage].games_per_pair
+
+
+def plan_stage(
+    session: Session, tournament: Tournament, config: TournamentDef, number: int, ranked: list[Entry]
+) -> int:
+    """Draw stage ``number``'s pools from ``ranked`` (best first) and store its first games (a
+    round robin's or a gauntlet's: all of them; otherwise its first round)."""
+    stage = config.stages[number]
+    rng = random.Random(derive_seed(tournament.seed, "pools", number))
+    pools = draw_pools(ranked, stage.pools, stage.seeding, rng)
+    for pool, members in enumerate(pools):
+        for order, entry in enumerate(members):
+            session.add(PoolEntry(tournament_id=tournament.id, stage=number, pool=pool, entry_id=entry.id, seed=order))
+    session.flush()
+    planned = plan_next(session, tournament, config, number)
+    log.info("planned stage %d (%s): %d pools, %d games", number, stage.name, len(pools), planned)
+    return planned
+
+
+def stage_games(session: Session, tournament: Tournament, number: int) -> list[Game]:
+    """The games of stage ``number``, in schedule order."""
+    query = select(Game).where(Game.tournament_id == tournament.id, Game.stage == number).order_by(Game.id)
+    return list(session.scalars(query))
+
+
+def stage_pools(session: Session, tournament: Tournament, number: int) -> dict[int, list[int]]:
+    """Each pool of stage ``number``: its teams' entry ids in seeding order."""
+    members: dict[int, list[int]] = {}
+    query = select(PoolEntry).where(PoolEntry.tournament_id == tournament.id, PoolEntry.stage == number)
+    for row in session.scalars(query.order_by(PoolEntry.pool, PoolEntry.seed)):
+        members.setdefault(row.pool, []).append(row.entry_id)
+    return members
+
+
+@dataclass(frozen=True, slots=True)
+class PoolGames:
+    """A pool of a stage as planning sees it: its number, its teams in seeding order and its
+    games in schedule order (the unfinished ones with no points)."""
+
+    pool: int
+    field: list[str]
+    played: list[Played]
+
+    @property
+    def finished(self) -> list[Played]:
+        """The pool's finished games."""
+        return [game for game in self.played if game.points is not None]
+
+
+def pool_games(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> list[PoolGames]:
+    """Each drawn pool of stage ``number`` with its teams and its games."""
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+    games = stage_games(session, tournament, number)
+    found = []
+    for pool, members in sorted(stage_pools(session, tournament, number).items()):
+        played = [
+            Played(
+                game.round,
+                teams[game.seat0],
+                teams[game.seat1],
+                game_points(config.scoring, game.winner, game.points) if game.status == "finished" else None,
+            )
+            for game in games
+            if game.pool == pool
+        ]
+        found.append(PoolGames(pool, [teams[entry] for entry in members], played))
+    return found
+
+
+def next_plan(
+    session: Session, tournament: Tournament, config: TournamentDef, number: int
+) -> list[tuple[int, int, int, str, str]]:
+    """The games stage ``number`` plays next, as (round, pool, number in the pool, first team,
+    second team) in schedule order: empty while some of its games are unfinished, and once the
+    stage is done."""
+    stage = config.stages[number]
+    pools = pool_games(session, tournament, config, number)
+    if any(game.points is None for pool in pools for game in pool.played):
+        return []
+    planned = []
+    for pool in pools:
+        seed = derive_seed(tournament.seed, stage.format, number, pool.pool)
+        new = next_games(stage, pool.field, pool.played, seed=seed, bye_points=bye_points(config, number))
+        start = len(pool.played)
+        planned += [(rnd, pool.pool, index, a, b) for index, (rnd, a, b) in enumerate(new, start)]
+    planned.sort()  # schedule order: round by round across the pools; ids follow it
+    return planned
+
+
+def knockout_bracket(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> list[list[Match]]:
+    """The matches of knockout stage ``number`` round by round, as far as its games have gone
+    (empty before it is drawn)."""
+    stage = config.stages[number]
+    pools = pool_games(session, tournament, config, number)
+    if stage.format != "knockout" or not pools or len(pools[0].field) < 2:
+        return []
+    return knockout_rounds(pools[0].field, pools[0].finished, stage.games_per_pair)
+
+
+def plan_next(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> int:
+    """Store the games stage ``number`` plays next (``next_plan``); how many (0: the stage is
+    done, or some of its games are still to be played)."""
+    planned = next_plan(session, tournament, config, number)
+    ids = dict(session.execute(select(Entry.team, Entry.id).where(Entry.tournament_id == tournament.id)).all())
+    session.add_all(
+        Game(
+            tournament_id=tournament.id,
+            stage=number,
+            pool=pool,
+            round=rnd,
+            number=index,
+            seat0=ids[first],
+            seat1=ids[second],
+            seed=derive_seed(tournament.seed, number, pool, index),
+        )
+        for rnd, pool, index, first, second in planned
+    )
+    session.flush()
+    if planned and config.stages[number].format != "round_robin":
+        log.info("planned round %d of stage %d: %d games", planned[0][0] + 1, number, len(planned))
+    return len(planned)
+
+
+def extra_games(session: Session, tournament: Tournament, config: TournamentDef) -> int:
+    """The extra games the knockout stages' drawn matches have had so far (beyond
+    ``games_per_pair`` a match)."""
+    extra = 0
+    for number, stage in enumerate(config.stages):
+        if stage.format != "knockout":
+            continue
+        matches = Counter(
+            (game.round, frozenset((game.seat0, game.seat1))) for game in stage_games(session, tournament, number)
+        )
+        extra += sum(max(0, games - stage.games_per_pair) for games in matches.values())
+    return extra
+
+
+def results(session: Session, tournament: Tournament, scoring: str, stage: int | None = None) -> list[GameResult]:
+    """The finished games of ``tournament`` (of one ``stage``), in schedule order."""
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+    query = select(Game).where(Game.tournament_id == tournament.id, Game.status == "finished")
+    if stage is not None:
+        query = query.where(Game.stage == stage)
+    return [
+        GameResult(
+            g.id,
+            teams[g.seat0],
+            teams[g.seat1],
+            g.winner,
+            game_points(scoring, g.winner, g.points),
+            g.termination or "normal",
+            g.offender,
+        )
+        for g in session.scalars(query.order_by(Game.id))
+    ]
+
+
+def conservative_ratings(session: Session, tournament: Tournament, config: TournamentDef) -> dict[str, float]:
+    """Each team's TrueSkill mu - 3 sigma over every finished game, in schedule order."""
+    teams = session.scalars(select(Entry.team).where(Entry.tournament_id == tournament.id))
+    games = [(g.id, g.first, g.second, g.winner) for g in results(session, tournament, config.scoring)]
+    return {team: history.conservative for team, history in replay_ratings(teams, games, config.rating).items()}
+
+
+def pool_standings(
+    session: Session, tournament: Tournament, config: TournamentDef, stage: int, ratings: dict[str, float] | None = None
+) -> list[list[Standing]]:
+    """The standings of each pool of ``stage`` by its format (``ratings``: the tie-breaking
+    ratings, if the caller has them already)."""
+    if ratings is None:
+        ratings = conservative_ratings(session, tournament, config)
+    staged = results(session, tournament, config.scoring, stage)
+    definition, points = config.stages[stage], bye_points(config, stage)
+    return [
+        format_table(definition, pool.field, staged, pool.finished, ratings, points)
+        for pool in pool_games(session, tournament, config, stage)
+    ]
+
+
+def advancing(
+    session: Session, tournament: Tournament, config: TournamentDef, stage: int, ratings: dict[str, float] | None = None
+) -> list[Entry]:
+    """The teams that go on from ``stage``, ranked best first across the pools."""
+    definition = config.stages[stage]
+    advance = definition.advance or 0
+    standings = pool_standings(session, tournament, config, stage, ratings)
+    chosen = [line for pool in standings for line in pool[:advance]]
+    if definition.format in ("round_robin", "swiss"):
+        chosen.sort(key=lambda line: merge_key(definition, line))
+    entries = {e.team: e for e in session.scalars(select(Entry).where(Entry.tournament_id == tournament.id))}
+    return [entries[line.team] for line in chosen]
+
+
+# ---------------------------------------------------------------- running

@@ -1,0 +1,169 @@
+"""The line protocol between the harness and a bot process (documented in docs/protocol.md).
+
+One JSON object per line each way, UTF-8, ending in ``\\n``. The harness sends ``new_game``,
+``move``, ``game_over``, ``quit`` and optionally ``describe``; the bot answers ``new_game`` with
+``ready``, ``move`` with ``move``, ``describe`` with ``description`` (or ``error`` when it failed).
+Arena's own Python host also answers ``check`` with ``checked`` (the pre-flight check of
+``arena run``) and ``pace`` with ``pace`` (``arena.runners.pace``); no other bot is sent them.
+Everything a bot sends is untrusted: ``parse_reply`` turns anything malformed into a
+``ProtocolError`` with a short description, and gives the fields arena uses as clean text
+(``arena.core.text.clean``), so that no reply can fail a write to the database or a print.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from arena.core.text import clean
+
+if TYPE_CHECKING:
+    from arena.core.timing import TimeControl
+
+VERSION = 1
+#: the longest line a bot may send; anything longer is a protocol error
+MAX_LINE = 64 * 1024
+#: the deepest a reply may nest arrays and objects; deeper is a protocol error (Python's JSON
+#: parser recurses, and a line of 64 KiB of brackets would exhaust its stack)
+MAX_DEPTH = 32
+#: the most characters kept of an error reply's ``message`` and ``kind`` (the rest is dropped),
+#: and of a description (cut with ``...``)
+MAX_MESSAGE = 2000
+MAX_KIND = 40
+MAX_DESCRIPTION = 2000
+#: the most characters kept of each name in a description's ``games`` and ``parameters``
+MAX_NAME = 100
+
+
+class ProtocolError(ValueError):
+    """A reply that does not follow the protocol."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as a protocol line."""
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def new_game(game: dict[str, Any], seat: int, seed: int, clock: TimeControl, pace: float | None = None) -> bytes:
+    """Start a game: which game, which seat the bot plays, its seed and the time control (and
+    for arena's Python host under a cpu clock, the bot's measured ``pace``)."""
+    control = {"move": clock.move, "bank": clock.bank, "increment": clock.increment, "clock": clock.clock}
+    message = {
+        "type": "new_game",
+        "protocol": VERSION,
+        "game": game,
+        "seat": seat,
+        "seed": seed,
+        "move_time": clock.move,
+        "time_control": control,
+    }
+    if pace is not None:
+        message["pace"] = pace
+    return encode(message)
+
+
+def move_request(
+    ply: int, moves: list[str], time: float | None, clock: str = "wall", bank: float | None = None
+) -> bytes:
+    """Ask for a move: the moves played since the bot last heard, the ply now, the seconds of
+    ``clock`` time it has for this move (its bank included), and what is left in its bank."""
+    return encode({"type": "move", "ply": ply, "moves": moves, "time": time, "clock": clock, "bank": bank})
+
+
+def game_over(moves: list[str], winner: int | None, termination: str) -> bytes:
+    """Tell the bot how the game ended (no reply expected)."""
+    return encode({"type": "game_over", "moves": moves, "winner": winner, "termination": termination})
+
+
+QUIT = encode({"type": "quit"})
+#: optional: ask what the bot is (``description`` reply: description, games, parameters)
+DESCRIBE = encode({"type": "describe"})
+
+
+def check(game: dict[str, Any], params: dict[str, Any]) -> bytes:
+    """Ask arena's Python host whether its bot can be made for ``game`` with ``params``
+    (``checked`` reply: ``problem``, the reason it cannot, or ``null``)."""
+    return encode({"type": "check", "game": game, "params": params})
+
+
+def pace(game: dict[str, Any], limit: float, plies: int, searches: int) -> bytes:
+    """Ask arena's Python host to measure its bot's pace: ``plies`` moves of a game against
+    itself under a cpu clock of ``limit`` seconds a move (``pace`` reply: ``pace``, the CPU
+    seconds a step of its search took, or ``null`` if fewer than ``searches`` searches were
+    ended by the clock)."""
+    return encode({"type": "pace", "game": game, "limit": limit, "plies": plies, "searches": searches})
+
+
+def short(data: bytes | str, limit: int = 120) -> str:
+    """A printable excerpt of untrusted data for an error message."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    text = text.strip()
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def too_deep(line: bytes) -> bool:
+    """Whether ``line`` nests JSON arrays and objects deeper than ``MAX_DEPTH`` (brackets inside
+    strings not counted). Cheap: a line with few opening brackets is not scanned at all."""
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return False
+    level = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", line)):
+        level += 1 if bracket in b"[{" else -1
+        if level > MAX_DEPTH:
+            return True
+    return False
+
+
+def _names(value: Any, field: str, line: bytes) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ProtocolError(f"a description's {field!r} must be a list of strings, got {short(line)}")
+    return [clean(item, MAX_NAME) for item in value]
+
+
+def parse_reply(line: bytes, expected: str) -> dict[str, Any]:
+    """The bot's reply ``line`` of type ``expected`` (or ``error``); ``ProtocolError`` otherwise.
+
+    The fields arena uses (``move``, an error's ``message`` and ``kind``, a description's
+    ``description``, ``games`` and ``parameters``, a check's ``problem``) come back as clean text, long ones cut
+    (``MAX_MESSAGE``, ...)."""
+    if too_deep(line):
+        raise ProtocolError(f"reply nests arrays or objects deeper than {MAX_DEPTH} levels: {short(line)}")
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ProtocolError(f"reply is not JSON: {short(line)}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError(f"reply is not a JSON object: {short(line)}")
+    kind = message.get("type")
+    if kind == "error":
+        return {
+            "type": "error",
+            "message": clean(message.get("message", ""))[:MAX_MESSAGE],
+            "kind": clean(message.get("kind", ""))[:MAX_KIND],
+        }
+    if kind != expected:
+        raise ProtocolError(f"expected a {expected!r} reply, got {short(line)}")
+    if expected == "move":
+        if not isinstance(message.get("move"), str):
+            raise ProtocolError(f"a move reply needs a 'move' string, got {short(line)}")
+        message["move"] = clean(message["move"])
+    elif expected == "checked":
+        problem = message.get("problem")
+        if problem is not None and not isinstance(problem, str):
+            raise ProtocolError(f"a checked reply's 'problem' must be a string or null, got {short(line)}")
+        message["problem"] = None if problem is None else clean(problem)[:MAX_MESSAGE]
+    elif expected == "pace":
+        value = message.get("pace")
+        if value is not None and (type(value) not in (int, float) or not 0 < value < 1e3):
+            raise ProtocolError(f"a pace reply's 'pace' must be a positive number or null, got {short(line)}")
+    elif expected == "description":
+        message["description"] = clean(message.get("description") or "", MAX_DESCRIPTION)
+        for field in ("games", "parameters"):
+            if message.get(field) is not None:
+                message[field] = _names(message[field], field, line)
+    return message

@@ -1,0 +1,177 @@
+"""Standings of a pool, a stage or a whole tournament, with the course's tie-breaks, and which
+tie-break put one team above another with as many points.
+
+Teams are ranked by points, then wins, then the points of the games between the tied teams,
+then the TrueSkill conservative rating, then name (docs/course2019.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The part of a finished game that standings need."""
+
+    id: int
+    first: str
+    second: str
+    winner: int | None
+    points: tuple[float, float]
+    termination: str
+    offender: int | None
+
+
+@dataclass(slots=True, kw_only=True)
+class Tally:
+    """Games, their wins, draws and losses, and the points scored in them."""
+
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: float = 0.0
+
+    def count(self, seat: int, winner: int | None, points: float) -> None:
+        """Add a game played as ``seat`` that ``winner`` won (``None``: a draw)."""
+        self.games += 1
+        self.points += points
+        if winner is None:
+            self.draws += 1
+        elif winner == seat:
+            self.wins += 1
+        else:
+            self.losses += 1
+
+
+@dataclass(slots=True)
+class Standing(Tally):
+    """One team's line in a table."""
+
+    team: str
+    forfeits: Counter[str] = field(default_factory=Counter)
+    rating: float = 0.0
+    rank: int = 0
+    #: the points scored against the teams level with this one on points and wins (``None``: none is)
+    head_to_head: float | None = None
+
+
+def game_points(scoring: str, winner: int | None, points: tuple[float, float] | None) -> tuple[float, float]:
+    """The points each seat scores: ``standard`` 1/0 and ½ each for a draw; ``course2019`` the
+    course points the game reports (86/0, small boards on a draw)."""
+    if scoring == "course2019" and points is not None:
+        return (float(points[0]), float(points[1]))
+    if winner is None:
+        return (0.5, 0.5)
+    return (1.0, 0.0) if winner == 0 else (0.0, 1.0)
+
+
+def table(teams: Iterable[str], games: Iterable[GameResult], ratings: Mapping[str, float]) -> list[Standing]:
+    """The ranked standings of ``teams`` over ``games`` (games with other teams are ignored)."""
+    lines = {team: Standing(team, rating=ratings.get(team, 0.0)) for team in teams}
+    between: dict[tuple[str, str], float] = defaultdict(float)
+    for game in games:
+        if game.first not in lines or game.second not in lines:
+            continue
+        for seat, team in enumerate((game.first, game.second)):
+            line = lines[team]
+            line.count(seat, game.winner, game.points[seat])
+            opponent = game.second if seat == 0 else game.first
+            between[team, opponent] += game.points[seat]
+            if game.offender == seat:
+                line.forfeits[game.termination] += 1
+    ordered = sorted(lines.values(), key=lambda s: (-s.points, -s.wins))
+    ranked: list[Standing] = []
+    start = 0
+    while start < len(ordered):  # break ties inside each group of equal points and wins
+        end = start + 1
+        while end < len(ordered) and (ordered[end].points, ordered[end].wins) == (
+            ordered[start].points,
+            ordered[start].wins,
+        ):
+            end += 1
+        group = ordered[start:end]
+        names = {s.team for s in group}
+        h2h = {s.team: sum(between[s.team, o] for o in names if o != s.team) for s in group}
+        if len(group) > 1:
+            for line in group:
+                line.head_to_head = h2h[line.team]
+        ranked += sorted(group, key=lambda s: (-h2h[s.team], -s.rating, s.team))
+        start = end
+    for rank, line in enumerate(ranked, 1):
+        line.rank = rank
+    return ranked
+
+
+#: each tie-break as the standings name it, in the order they apply
+TIE_BREAKS = {
+    "wins": "wins",
+    "head_to_head": "head-to-head points",
+    "rating": "TrueSkill μ−3σ",
+    "name": "name",
+    # a Swiss's, a knockout's, a gauntlet's and an adaptive stage's own (arena/formats/format_standings.py)
+    "buchholz": "Buchholz",
+    "matches_won": "knockout matches won",
+    "seed": "seed",
+    "share": "score share %",
+    "elo": "Elo",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TieBreak:
+    """How ``winner`` came to be placed just above ``loser``, level with it on points: the rule
+    that decided (a key of ``TIE_BREAKS``) and each team's value under it (``None`` for name)."""
+
+    rule: str
+    winner: str
+    loser: str
+    values: tuple[float, float] | None
+
+    def describe(self, team: str) -> str:
+        """The tie-break from ``team``'s side, e.g. ``over Beta: TrueSkill μ−3σ 34.22 vs 34.06``
+        (its own value first), or ``behind Alpha: ...``."""
+        won = team == self.winner
+        side = f"over {self.loser}" if won else f"behind {self.winner}"
+        if self.values is None:
+            return f"{side}: name, all else equal"
+        own, other = self.values if won else self.values[::-1]
+        shown = _distinct(own, other) if self.rule == "rating" else (_count(own), _count(other))
+        return f"{side}: {TIE_BREAKS[self.rule]} {shown[0]} vs {shown[1]}"
+
+
+def _count(value: float) -> str:
+    """Wins or points as a count: ``3``, ``172``, ``1.5``."""
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _distinct(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` to two decimals, or to as many more as it takes to tell them apart."""
+    for digits in range(2, 10):
+        shown = (f"{a:.{digits}f}", f"{b:.{digits}f}")
+        if shown[0] != shown[1]:
+            return shown
+    return (repr(a), repr(b))
+
+
+def tie_break(upper: Standing, lower: Standing, *, same_pool: bool) -> TieBreak | None:
+    """The tie-break that put ``upper`` above ``lower`` when both have as many points (``None``
+    when their points differ). ``same_pool``: they are lines of one ``table``, so the points
+    between the tied teams count; teams of different pools go by wins, rating, then name."""
+    if upper.points != lower.points:
+        return None
+    if upper.wins != lower.wins:
+        return TieBreak("wins", upper.team, lower.team, (upper.wins, lower.wins))
+    if (
+        same_pool
+        and upper.head_to_head is not None
+        and lower.head_to_head is not None
+        and upper.head_to_head != lower.head_to_head
+    ):
+        return TieBreak("head_to_head", upper.team, lower.team, (upper.head_to_head, lower.head_to_head))
+    if upper.rating != lower.rating:
+        return TieBreak("rating", upper.team, lower.team, (upper.rating, lower.rating))
+    return TieBreak("name", upper.team, lower.team, None)

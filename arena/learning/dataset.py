@@ -1,0 +1,257 @@
+"""Training data for the learning bots: every position of played games, with the move played
+there and how the game ended for the side to move.
+
+``export_dataset`` takes the finished games of stored tournaments that ended normally (a game
+lost by a forfeit was not played to its end: its last positions say nothing about who was
+winning) and replays each through the game engine (``State.play``); ``dataset_from_games``
+does the same for games played in-process. A ``Dataset`` is saved as an ``.npz`` archive
+(``arena.learning.npz``) of these columns, one row per position (the position before each move):
+
+- ``features`` (uint8, positions x encoding size): the position, ``arena.learning.features``;
+- ``legal`` (bool, positions x move ints): which moves were legal there;
+- ``move`` (int16): the move played, as the game's move int;
+- ``to_move`` (int8): the seat to move (0 or 1);
+- ``outcome`` (float32): the game's result for the side to move: 1 win, 0.5 draw, 0 loss;
+- ``game`` (int64): the game's id (in-process games: their number), ``ply`` (int16): the
+  moves played before the position;
+- ``player`` (int16): the index in the meta's ``players`` of the team (or bot) that moved.
+
+The ``meta`` member holds the game, the encoding's name and version, the players and where
+the games came from (docs/learning.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.core.records import Termination
+from arena.errors import ArenaError
+from arena.games import Game, IllegalMoveError, MoveSyntaxError, State, get_game_from_spec
+from arena.learning.features import ENCODING_VERSION, encoding_for
+from arena.learning.npz import read_npz, write_npz
+from arena.learning.numeric import np
+from arena.store.models import Entry, Tournament
+from arena.store.models import Game as GameRow
+from arena.store.models import Move as MoveRow
+
+#: what the ``format`` of a dataset file's meta says
+DATASET_FORMAT = "arena-dataset"
+COLUMNS = ("features", "legal", "move", "to_move", "outcome", "game", "ply", "player")
+
+
+class DatasetError(ArenaError):
+    """Games that cannot be made into a dataset, or a dataset file that cannot be used."""
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One game for a dataset: its id, the moves from the start (ints or text) and who
+    played each seat."""
+
+    id: int
+    moves: Sequence[int | str]
+    players: tuple[str, str]
+
+
+@dataclass
+class Dataset:
+    """Positions of played games, one row each (the columns in the module docstring)."""
+
+    game: Game
+    columns: dict[str, np.ndarray]
+    players: list[str]
+    sources: list[str] = field(default_factory=list)
+    games: int = 0
+
+    def __len__(self) -> int:
+        return len(self.columns["move"])
+
+    def meta(self) -> dict[str, Any]:
+        """What the file's meta member says: the game, the encoding, the players, the sources."""
+        encoding = encoding_for(self.game)
+        return {
+            "format": DATASET_FORMAT,
+            "game": self.game.spec(),
+            "encoding": encoding.name,
+            "encoding_version": ENCODING_VERSION,
+            "players": self.players,
+            "sources": self.sources,
+            "games": self.games,
+            "positions": len(self),
+        }
+
+    def save(self, path: Path) -> None:
+        """Write the dataset as an ``.npz`` archive."""
+        write_npz(path, self.columns, self.meta())
+
+
+def dataset_from_games(game: Game, games: Iterable[PlayedGame], sources: Sequence[str] = ()) -> Dataset:
+    """Every position of ``games`` (each played to its end from the start), replayed through
+    ``game``'s engine; ``DatasetError`` naming the game if its moves are illegal or do not
+    finish it."""
+    encoding = encoding_for(game)
+    players: dict[str, int] = {}
+    states: list[State] = []
+    moves, seats, outcomes, ids, plies, movers = [], [], [], [], [], []
+    count = 0
+    for played in games:
+        count += 1
+        state = game.initial_state()
+        start = len(states)
+        seat_players = [players.setdefault(name, len(players)) for name in played.players]
+        try:
+            for text in played.moves:
+                move = game.parse_move(text) if isinstance(text, str) else text
+                states.append(state)
+                moves.append(move)
+                seats.append(state.to_move)
+                plies.append(state.ply)
+                movers.append(seat_players[state.to_move])
+                state = state.play(move)
+        except (IllegalMoveError, MoveSyntaxError) as error:
+            raise DatasetError(
+                f"game {played.id} does not replay: its move {len(states) - start}: {error} "
+                f"(see 'arena replay {played.id}')"
+            ) from None
+        outcome = state.outcome
+        if outcome is None:
+            raise DatasetError(
+                f"game {played.id} is not over after its {len(played.moves)} moves (see 'arena replay {played.id}')"
+            )
+        outcomes += [outcome.score(seat) for seat in seats[start:]]
+        ids += [played.id] * (len(states) - start)
+    legal = np.zeros((len(states), encoding.moves), dtype=bool)
+    for row, state in zip(legal, states):
+        row[state.legal_moves()] = True
+    columns = {
+        "features": encoding.encode_many(states),
+        "legal": legal,
+        "move": np.array(moves, dtype=np.int16),
+        "to_move": np.array(seats, dtype=np.int8),
+        "outcome": np.array(outcomes, dtype=np.float32),
+        "game": np.array(ids, dtype=np.int64),
+        "ply": np.array(plies, dtype=np.int16),
+        "player": np.array(movers, dtype=np.int16),
+    }
+    return Dataset(game, columns, list(players), list(sources), count)
+
+
+def find_tournaments(session: Session, names: Sequence[str], game: str | None) -> list[Tournament]:
+    """The tournaments called ``names``, all of one game (``game``, if given); ``DatasetError``
+    naming what is unknown or mixed."""
+    if not names:
+        raise DatasetError("name at least one tournament (see 'arena tournaments')")
+    found = {t.name: t for t in session.scalars(select(Tournament).where(Tournament.name.in_(names)))}
+    missing = [name for name in names if name not in found]
+    if missing:
+        known = session.scalars(select(Tournament.name).order_by(Tournament.id)).all()
+        raise DatasetError(
+            f"no tournament {', '.join(map(repr, missing))} in the database; its tournaments: "
+            f"{', '.join(known) or 'none'}"
+        )
+    chosen = [found[name] for name in dict.fromkeys(names)]
+    for tournament in chosen:
+        if game is not None and tournament.game["name"] != game:
+            raise DatasetError(
+                f"tournament {tournament.name!r} plays {tournament.game['name']}, not {game}; "
+                f"name only {game} tournaments, or drop --game"
+            )
+    specs = {t.name: get_game_from_spec(t.game) for t in chosen}
+    first = chosen[0].name
+    for name, spec in specs.items():
+        if encoding_for(spec).name != encoding_for(specs[first]).name:
+            raise DatasetError(
+                f"tournaments {first!r} ({encoding_for(specs[first]).name}) and {name!r} "
+                f"({encoding_for(spec).name}) play different games; export them separately"
+            )
+    return chosen
+
+
+def stored_games(session: Session, tournaments: Sequence[Tournament]) -> tuple[list[PlayedGame], int]:
+    """The finished games of ``tournaments`` that ended normally, in id order, and how many
+    finished games were left out (forfeits, resignations, aborted games)."""
+    ids = [t.id for t in tournaments]
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id.in_(ids))).all())
+    finished = (
+        select(GameRow.id, GameRow.seat0, GameRow.seat1, GameRow.termination)
+        .where(GameRow.tournament_id.in_(ids), GameRow.status == "finished")
+        .order_by(GameRow.id)
+    )
+    rows = session.execute(finished).all()
+    normal = {row.id: row for row in rows if row.termination == Termination.NORMAL.value}
+    moves: dict[int, list[str]] = {game_id: [] for game_id in normal}
+    query = (
+        select(MoveRow.game_id, MoveRow.move)
+        .join(GameRow, GameRow.id == MoveRow.game_id)
+        .where(
+            GameRow.tournament_id.in_(ids),
+            GameRow.status == "finished",
+            GameRow.termination == Termination.NORMAL.value,
+        )
+        .order_by(MoveRow.game_id, MoveRow.ply)
+    )
+    for game_id, move in session.execute(query):
+        moves[game_id].append(move)
+    games = [
+        PlayedGame(game_id, moves[game_id], (teams[row.seat0], teams[row.seat1])) for game_id, row in normal.items()
+    ]
+    return games, len(rows) - len(normal)
+
+
+def export_dataset(session: Session, names: Sequence[str], game: str | None = None) -> tuple[Dataset, int]:
+    """The dataset of the normally ended games of the tournaments ``names`` (one game, ``game``
+    if given), and how many of their finished games were left out as not ended normally."""
+    tournaments = find_tournaments(session, names, game)
+    games, left_out = stored_games(session, tournaments)
+    engine = get_game_from_spec(tournaments[0].game)
+    if not games:
+        raise DatasetError(
+            f"the tournaments {', '.join(t.name for t in tournaments)} have no finished game that "
+            "ended normally yet; run them first ('arena run')"
+        )
+    return dataset_from_games(engine, games, [t.name for t in tournaments]), left_out
+
+
+def load_dataset(path: str | Path) -> Dataset:
+    """The dataset in file ``path``; ``DatasetError`` saying what is wrong otherwise."""
+    shown = str(path)
+    try:
+        columns, meta = read_npz(Path(path))
+    except FileNotFoundError:
+        raise DatasetError(
+            f"dataset file {shown!r} does not exist; make one with 'arena dataset TOURNAMENT --out FILE'"
+        ) from None
+    except OSError as error:
+        raise DatasetError(f"dataset file {shown!r} cannot be read: {error.strerror or error}") from None
+    except ValueError as error:
+        raise DatasetError(f"{shown!r} is not a dataset made by 'arena dataset': {error}") from None
+    if meta.get("format") != DATASET_FORMAT:
+        raise DatasetError(f"{shown!r} is not a dataset made by 'arena dataset' (its format is {meta.get('format')!r})")
+    try:
+        game = get_game_from_spec(meta["game"])
+    except (ArenaError, KeyError, TypeError):
+        raise DatasetError(f"dataset file {shown!r} names no game arena knows ({meta.get('game')!r})") from None
+    encoding = encoding_for(game)
+    if meta.get("encoding") != encoding.name or meta.get("encoding_version") != ENCODING_VERSION:
+        raise DatasetError(
+            f"dataset file {shown!r} uses version {meta.get('encoding_version')} of the encoding "
+            f"{meta.get('encoding')!r}; this arena uses version {ENCODING_VERSION} of "
+            f"{encoding.name!r}: export it again"
+        )
+    rows = {name: len(column) for name, column in columns.items()}
+    if set(columns) != set(COLUMNS) or len(set(rows.values())) != 1:
+        raise DatasetError(f"dataset file {shown!r} is damaged: its columns are {rows}; export it again")
+    if columns["features"].shape[1:] != (encoding.size,) or columns["legal"].shape[1:] != (encoding.moves,):
+        raise DatasetError(
+            f"dataset file {shown!r} is damaged: its features or legal moves do not fit the "
+            f"{encoding.name} encoding; export it again"
+        )
+    return Dataset(
+        game, columns, list(meta.get("players", [])), list(meta.get("sources", [])), int(meta.get("games", 0))
+    )

@@ -1,0 +1,226 @@
+"""The stored tournaments, games and bots as plain rows, for the listing commands and scripts,
+and one game's whole record (the read side: nothing here writes)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session, aliased
+
+from arena.errors import ArenaError
+from arena.results.lookup import find_game, pool_name, stage_name, stage_names
+from arena.store.models import Bot, Entry, Game, GameVoid, Move, Tournament
+
+#: how much of a bot's stored error output a game's record shows: its last characters
+STDERR_SHOWN = 4000
+
+
+def tournament_rows(session: Session) -> list[dict[str, Any]]:
+    """Every tournament: name, game, status, teams, games finished and planned, seed, created."""
+    rows = []
+    for t in session.scalars(select(Tournament).order_by(Tournament.id)):
+        counts = dict(
+            session.execute(
+                select(Game.status, func.count()).where(Game.tournament_id == t.id).group_by(Game.status)
+            ).all()
+        )
+        teams = session.scalar(select(func.count()).select_from(Entry).where(Entry.tournament_id == t.id))
+        rows.append(
+            {
+                "name": t.name,
+                "game": t.game["name"],
+                "status": t.status,
+                "teams": teams,
+                "games_finished": counts.get("finished", 0),
+                "games_planned": sum(counts.values()),
+                "seed": t.seed,
+                "created_at": t.created_at,
+            }
+        )
+    return rows
+
+
+def game_rows(
+    session: Session, tournament: str | None = None, bot: str | None = None, limit: int | None = 50
+) -> tuple[list[dict[str, Any]], int]:
+    """The games (of ``tournament``, of the team or bot ``bot``), newest first, at most ``limit``
+    (``None``: all); and how many there are in all."""
+    first, second = aliased(Entry), aliased(Entry)
+    bot1, bot2 = aliased(Bot), aliased(Bot)
+    query = (
+        select(Game, Tournament, first.team, second.team)
+        .join(Tournament, Game.tournament_id == Tournament.id)
+        .join(first, Game.seat0 == first.id)
+        .join(second, Game.seat1 == second.id)
+        .join(bot1, first.bot_id == bot1.id)
+        .join(bot2, second.bot_id == bot2.id)
+    )
+    if tournament is not None:
+        if session.scalar(select(Tournament.id).where(Tournament.name == tournament)) is None:
+            known = ", ".join(session.scalars(select(Tournament.name))) or "none"
+            raise ArenaError(f"no tournament {tournament!r}; the tournaments: {known}")
+        query = query.where(Tournament.name == tournament)
+    if bot is not None:
+        query = query.where(or_(first.team == bot, second.team == bot, bot1.name == bot, bot2.name == bot))
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    ordered = query.order_by(Game.id.desc())
+    names: dict[int, list[str]] = {}
+    rows = []
+    for g, t, a, b in session.execute(ordered if limit is None else ordered.limit(limit)):
+        if t.id not in names:
+            names[t.id] = _stage_names(t)
+        rows.append(
+            {
+                "id": g.id,
+                "tournament": t.name,
+                "stage": g.stage,
+                "stage_name": stage_name(names[t.id], g.stage),
+                "pool": g.pool,
+                "pool_name": pool_name(g.pool),
+                "round": g.round,
+                "first": a,
+                "second": b,
+                "status": g.status,
+                "winner": g.winner,
+                "points": None if g.points is None else list(g.points),
+                "termination": g.termination,
+                "offender": g.offender,
+                "plies": g.plies,
+                "replays": g.replays,
+            }
+        )
+    return rows, total
+
+
+def _stage_names(tournament: Tournament) -> list[str]:
+    """The tournament's stage names; none (its stages go by number) when this arena cannot read
+    its stored configuration, which a listing does not need."""
+    try:
+        return stage_names(tournament)
+    except ArenaError:
+        return []
+
+
+def _tail(text: str | None) -> str:
+    """The last ``STDERR_SHOWN`` characters of ``text``."""
+    return (text or "")[-STDERR_SHOWN:]
+
+
+def game_record(session: Session, game_id: int) -> dict[str, Any]:
+    """Everything stored of game ``game_id``: its tournament, stage, pool and round; each seat's
+    team and bot version with a summary of its moves' times and the tail of its error output
+    (at most ``STDERR_SHOWN`` characters, ``stderr_chars`` says how many were stored); the
+    result, how the game ended, who broke a rule and how; and each time it was voided."""
+    from arena.games import RESULTS, game_class
+
+    g = find_game(session, game_id)
+    t = session.get_one(Tournament, g.tournament_id)
+    sides = game_class(t.game["name"]).SEATS
+    times = {
+        seat: (moves, wall, longest, cpu, timed, wait)
+        for seat, moves, wall, longest, cpu, timed, wait in session.execute(
+            select(
+                Move.seat,
+                func.count(),
+                func.sum(Move.wall_ms),
+                func.max(Move.wall_ms),
+                func.sum(Move.cpu_ms),
+                func.count(Move.cpu_ms),
+                func.sum(Move.wait_ms),
+            )
+            .where(Move.game_id == g.id)
+            .group_by(Move.seat)
+        )
+    }
+    seats = []
+    for seat, (entry_id, stderr) in enumerate(((g.seat0, g.stderr0), (g.seat1, g.stderr1))):
+        entry = session.get_one(Entry, entry_id)
+        bot = session.get_one(Bot, entry.bot_id)
+        moves, wall, longest, cpu, timed, wait = times.get(seat, (0, 0.0, None, None, 0, None))
+        seats.append(
+            {
+                "seat": seat,
+                "side": sides[seat],
+                "team": entry.team,
+                "bot": bot.name,
+                "version": bot.version,
+                "kind": bot.kind,
+                "moves": moves,
+                "wall_ms": round(wall or 0.0, 3),
+                "mean_ms": round(wall / moves, 3) if moves else None,
+                "max_ms": None if longest is None else round(longest, 3),
+                "cpu_ms": round(cpu, 3) if cpu is not None and timed == moves else None,
+                "wait_ms": None if wait is None else round(wait, 3),
+                "stderr": _tail(stderr),
+                "stderr_chars": len(stderr or ""),
+            }
+        )
+    voids = session.scalars(select(GameVoid).where(GameVoid.game_id == g.id).order_by(GameVoid.attempt, GameVoid.id))
+    return {
+        "id": g.id,
+        "tournament": t.name,
+        "game": dict(t.game),
+        "stage": g.stage,
+        "stage_name": stage_name(_stage_names(t), g.stage),
+        "pool": g.pool,
+        "pool_name": pool_name(g.pool),
+        "round": g.round,
+        "seed": g.seed,
+        "status": g.status,
+        "result": RESULTS[g.winner] if g.status == "finished" and g.winner in RESULTS else None,
+        "winner": g.winner,
+        "points": None if g.points is None else list(g.points),
+        "termination": g.termination,
+        "offender": g.offender,
+        "detail": g.detail,
+        "plies": g.plies,
+        "started_at": g.started_at,
+        "finished_at": g.finished_at,
+        "replays": g.replays,
+        "voids": [{"attempt": v.attempt, "plies": v.plies, "reason": v.reason, "at": v.created_at} for v in voids],
+        "seats": seats,
+    }
+
+
+def bot_rows(session: Session) -> list[dict[str, Any]]:
+    """Every stored bot version: name, version, kind, target, parameters, games, whether it was
+    registered (else declared in a tournament), its code's hash and its description."""
+    return [
+        {
+            "name": b.name,
+            "version": b.version,
+            "kind": b.kind,
+            "target": b.target,
+            "params": json.loads(b.params),
+            "games": b.games,
+            "registered": b.registered,
+            "built_in": False,
+            "code_hash": b.code_hash,
+            "description": b.description,
+        }
+        for b in session.scalars(select(Bot).order_by(Bot.name, Bot.version))
+    ]
+
+
+def builtin_rows() -> list[dict[str, Any]]:
+    """Every built-in bot (``bots.uct``), as ``bot_rows`` gives a stored one: no version or code
+    hash, its parameters with their defaults, its games and description; ``built_in`` true."""
+    from arena.entrants.builtins import builtin_bots
+
+    return [
+        {
+            "name": bot.module,
+            "version": None,
+            "kind": "python",
+            "target": bot.module,
+            "params": bot.defaults,
+            "games": list(bot.games),
+            "registered": False,
+            "built_in": True,
+            "code_hash": None,
+            "description": bot.description,
+        }
+        for bot in builtin_bots()
+    ]

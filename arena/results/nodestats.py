@@ -1,0 +1,72 @@
+"""Games and move times per machine (node) of a tournament: on a cluster, a slow or busy node
+shows as longer move times or more timeouts than the others."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session
+
+from arena.store.models import Game, Move
+
+
+@dataclass(frozen=True, slots=True)
+class NodeLine:
+    """One machine's share of a tournament: where (``node``, ``cpu``), how it timed bots
+    (``clock``, ``time_scale``), its games, their timeouts, and its moves' times in ms."""
+
+    node: str
+    cpu: str
+    clock: str
+    time_scale: float
+    games: int
+    timeouts: int
+    moves: int
+    mean_wall_ms: float | None
+    max_wall_ms: float | None
+    mean_cpu_ms: float | None
+
+
+def node_lines(session: Session, tournament_id: int) -> list[NodeLine]:
+    """The finished games of tournament ``tournament_id`` by the machine, clock and time scale
+    they were played with (games stored before machines were recorded: ``unknown``), the
+    busiest first."""
+    node = func.coalesce(Game.node, "unknown")
+    cpu = func.coalesce(Game.cpu, "")
+    clock = func.coalesce(Game.clock, "")
+    scale = func.coalesce(Game.time_scale, 1.0)
+    keys = (node, cpu, clock, scale)
+    finished = (Game.tournament_id == tournament_id, Game.status == "finished")
+    games = session.execute(
+        select(*keys, func.count(), func.sum(case((Game.termination == "timeout", 1), else_=0)))
+        .where(*finished)
+        .group_by(*keys)
+    ).all()
+    times = {
+        tuple(row[:4]): row[4:]
+        for row in session.execute(
+            select(*keys, func.count(Move.id), func.avg(Move.wall_ms), func.max(Move.wall_ms), func.avg(Move.cpu_ms))
+            .join(Move, Move.game_id == Game.id)
+            .where(*finished)
+            .group_by(*keys)
+        )
+    }
+    lines = []
+    for row in games:
+        moves, mean_wall, max_wall, mean_cpu = times.get(tuple(row[:4]), (0, None, None, None))
+        lines.append(
+            NodeLine(
+                str(row[0]),
+                str(row[1]),
+                str(row[2]),
+                float(row[3]),
+                int(row[4]),
+                int(row[5] or 0),
+                int(moves),
+                None if mean_wall is None else float(mean_wall),
+                None if max_wall is None else float(max_wall),
+                None if mean_cpu is None else float(mean_cpu),
+            )
+        )
+    return sorted(lines, key=lambda line: (-line.games, line.node, line.clock, line.time_scale))

@@ -1,0 +1,453 @@
+"""A tournament's results as the database holds them: ratings, the leaderboard, the Elo
+leaderboard, the stages and pools with who went on, the final standings and their podium, the
+crosstable and the totals.
+
+Everything here is read, never written: the same stored games always give the same results.
+Ratings are the tournament's rating system (TrueSkill or OpenSkill) replayed in schedule order
+(``arena.contests.rating``); Elo is a maximum-likelihood fit over the finished games with confidence
+intervals (``arena.stats.elo``); pool standings are the harness's own
+(``arena.contests.stages.pool_standings``), so what the report shows is what decided advancement; the
+final standings place every team from them (``arena.results.final_standings``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.contests.config import RatingDef, TournamentDef
+from arena.contests.rating import RatingHistory, RatingSystem, replay_ratings, system_of
+from arena.contests.stages import (
+    advancing,
+    expected_games,
+    extra_games,
+    knockout_bracket,
+    next_plan,
+    pool_standings,
+    results,
+)
+from arena.contests.yamlfile import load_yaml
+from arena.errors import ArenaError
+from arena.formats.standings import GameResult, game_points, table
+from arena.results.final_standings import Place, final_standings
+from arena.results.lookup import tournament_config
+from arena.results.tables import (
+    CrossCell,
+    EloLine,
+    EloTable,
+    GameSummary,
+    LeaderboardLine,
+    PoolTable,
+    StageTable,
+    Team,
+    Think,
+    Totals,
+)
+from arena.stats.elo import fit_elo
+from arena.store.models import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
+
+#: how each rating setting is shown, in the order the report lists them
+RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"), ("draw_probability", "draw probability"))
+#: the most teams the report's table of likelihoods of superiority shows (the best by Elo)
+LOS_TEAMS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class RatingSetting:
+    """One rating setting used: its name, symbol, value, and whether the file set it."""
+
+    name: str
+    symbol: str
+    value: float
+    source: str  # "tournament file" or "default"
+
+
+def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSetting]:
+    """The settings of the rating system used for ``tournament`` (those it uses), each value
+    with where it came from."""
+    try:
+        written = load_yaml(tournament.config_text, "the stored tournament file") or {}
+        given = written.get("rating") or {} if isinstance(written, dict) else {}
+    except ArenaError:
+        given = {}
+    given = given if isinstance(given, dict) else {}
+    used = system_of(rating).settings
+    return [
+        RatingSetting(name, symbol, getattr(rating, name), "tournament file" if name in given else "default")
+        for name, symbol in RATING_SETTINGS
+        if name in used
+    ]
+
+
+@dataclass(slots=True)
+class Results:
+    """Everything the leaderboard and the report show of one tournament."""
+
+    tournament: Tournament
+    config: TournamentDef
+    teams: list[Team]
+    games: list[GameSummary]
+    ratings: dict[str, RatingHistory]
+    leaderboard: list[LeaderboardLine]
+    stages: list[StageTable]
+    crosstable: dict[tuple[str, str], CrossCell]
+    totals: Totals
+    rating_settings: list[RatingSetting]
+    standings: list[Place]
+    elo: EloTable
+
+    @property
+    def rating_system(self) -> RatingSystem:
+        """The rating system the leaderboard ranks by (the tournament file's ``rating.system``)."""
+        return system_of(self.config.rating)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the tournament ran to its end (every game of every stage played)."""
+        return self.tournament.status == "finished" and self.totals.finished == self.totals.expected
+
+    @property
+    def podium(self) -> list[Place]:
+        """The top three of the final standings, once the stage that places them has a finished
+        game (provisional until the tournament is complete)."""
+        if not self.standings or not self.stages[self.standings[0].stage].finished:
+            return []
+        return self.standings[:3]
+
+    @property
+    def has_course_points(self) -> bool:
+        """Whether the game reports points of its own (xtreme's course points)."""
+        return any(g.raw_points is not None for g in self.games)
+
+    def team(self, name: str) -> Team:
+        """The team called ``name``."""
+        return next(t for t in self.teams if t.name == name)
+
+    def games_of(self, team: str) -> list[GameSummary]:
+        """``team``'s games, in schedule order."""
+        return [g for g in self.games if team in g.seats]
+
+
+# ---------------------------------------------------------------- reading them
+
+
+def load_teams(session: Session, tournament: Tournament) -> list[Team]:
+    """The tournament's teams with their bots, in entry order."""
+    rows = session.execute(
+        select(Entry, Bot)
+        .join(Bot, Entry.bot_id == Bot.id)
+        .where(Entry.tournament_id == tournament.id)
+        .order_by(Entry.number)
+    )
+    return [
+        Team(e.id, e.number, e.team, b.name, b.version, b.kind, b.target, b.params, b.description or "")
+        for e, b in rows
+    ]
+
+
+def load_games(session: Session, tournament: Tournament, scoring: str) -> list[GameSummary]:
+    """Every scheduled game of the tournament, in schedule order, with each seat's think time."""
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+    think: dict[tuple[int, int], Think] = {}
+    aggregate = (
+        select(Move.game_id, Move.seat, func.count(), func.sum(Move.wall_ms), func.max(Move.wall_ms))
+        .join(Game, Game.id == Move.game_id)
+        .where(Game.tournament_id == tournament.id)
+        .group_by(Move.game_id, Move.seat)
+    )
+    for game_id, seat, count, total, longest in session.execute(aggregate):
+        think[game_id, seat] = Think(count, total or 0.0, longest or 0.0)
+    voids: dict[int, list[str]] = {}
+    voided = (
+        select(GameVoid.game_id, GameVoid.reason)
+        .join(Game, Game.id == GameVoid.game_id)
+        .where(Game.tournament_id == tournament.id)
+        .order_by(GameVoid.id)
+    )
+    for game_id, reason in session.execute(voided):
+        voids.setdefault(game_id, []).append(reason)
+    games = []
+    for g in session.scalars(select(Game).where(Game.tournament_id == tournament.id).order_by(Game.id)):
+        raw = g.points
+        finished = g.status == "finished"
+        games.append(
+            GameSummary(
+                g.id,
+                g.stage,
+                g.pool,
+                g.round,
+                teams[g.seat0],
+                teams[g.seat1],
+                g.status,
+                g.winner,
+                game_points(scoring, g.winner, raw) if finished else None,
+                raw,
+                g.termination,
+                g.offender,
+                g.detail,
+                g.plies,
+                g.started_at,
+                g.finished_at,
+                (g.stderr0, g.stderr1),
+                (think.get((g.id, 0), Think()), think.get((g.id, 1), Think())),
+                tuple(voids.get(g.id, ())),
+            )
+        )
+    return games
+
+
+def load_moves(session: Session, tournament: Tournament) -> dict[int, list[tuple[int, str, float]]]:
+    """Every stored move of the tournament: game id -> [(seat, move text, wall ms)] by ply."""
+    moves: dict[int, list[tuple[int, str, float]]] = defaultdict(list)
+    query = (
+        select(Move.game_id, Move.seat, Move.move, Move.wall_ms)
+        .join(Game, Game.id == Move.game_id)
+        .where(Game.tournament_id == tournament.id)
+        .order_by(Move.game_id, Move.ply)
+    )
+    for game_id, seat, text, wall in session.execute(query):
+        moves[game_id].append((seat, text, wall))
+    return moves
+
+
+def leaderboard(
+    teams: list[Team],
+    games: list[GameSummary],
+    played: list[GameResult],
+    ratings: dict[str, RatingHistory],
+    elo: EloTable | None = None,
+) -> list[LeaderboardLine]:
+    """Every team ranked by μ − 3σ (then points, then name), with its record over the finished
+    games ``played``, its think time and, given the ``elo`` table of the same games, its Elo."""
+    finished = [g for g in games if g.finished]
+    standings = {line.team: line for line in table([t.name for t in teams], played, {})}
+    course: dict[str, float] = defaultdict(float)
+    think: dict[str, list[float]] = {t.name: [0, 0.0, 0.0] for t in teams}
+    with_points = any(g.raw_points is not None for g in finished)
+    for g in finished:
+        for seat, name in enumerate(g.seats):
+            if g.raw_points is not None:
+                course[name] += g.raw_points[seat]
+            moves, total, longest = think[name]
+            t = g.think[seat]
+            think[name] = [moves + t.moves, total + t.total_ms, max(longest, t.max_ms)]
+    lines = []
+    for team in teams:
+        s, r = standings[team.name], ratings[team.name]
+        moves, total, longest = think[team.name]
+        fitted = elo.line(team.name) if elo is not None else None
+        lines.append(
+            LeaderboardLine(
+                0,
+                team.name,
+                team.bot,
+                r.conservative,
+                r.mu,
+                r.sigma,
+                s.games,
+                s.wins,
+                s.draws,
+                s.losses,
+                s.points,
+                course[team.name] if with_points else None,
+                dict(sorted(s.forfeits.items())),
+                int(moves),
+                total / moves if moves else None,
+                longest if moves else None,
+                fitted.elo if fitted else None,
+                fitted.lower if fitted else None,
+                fitted.upper if fitted else None,
+            )
+        )
+    lines.sort(key=lambda line: (-line.conservative, -line.points, line.team))
+    for rank, line in enumerate(lines, 1):
+        line.rank = rank
+    return lines
+
+
+def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | None = None) -> EloTable:
+    """The Elo leaderboard of the finished games (of ``stage``, or all of them): every team (of
+    the stage's pools) fitted by ``arena.stats.elo.fit_elo`` at its defaults, 95 % intervals, the
+    field's mean at 0, one virtual draw each so that a perfect score stays finite."""
+    if stage is None:
+        names = [t.name for t in teams]
+        chosen = [g for g in games if g.finished]
+    else:
+        members = {line.team for pool in stage.pools for line in pool.lines}
+        if not members:
+            raise ArenaError(f"stage {stage.name!r} has not started: it has no teams to rate yet")
+        names = [t.name for t in teams if t.name in members]
+        chosen = [g for g in games if g.finished and g.stage == stage.number]
+    record = {name: [0, 0, 0] for name in names}  # wins, draws, losses
+    fitted = []
+    for g in chosen:
+        score = 0.5 if g.winner is None else (1.0 if g.winner == 0 else 0.0)
+        fitted.append((g.first, g.second, score))
+        for seat, team in enumerate(g.seats):
+            record[team][1 if g.winner is None else (0 if g.winner == seat else 2)] += 1
+    fit = fit_elo(fitted, names)
+    bots = {t.name: t.bot for t in teams}
+    ranked = fit.players
+    lines = []
+    for rank, player in enumerate(ranked, 1):
+        wins, draws, losses = record[player.name]
+        below = ranked[rank].name if rank < len(ranked) else None
+        lines.append(
+            EloLine(
+                rank,
+                player.name,
+                bots[player.name],
+                player.elo,
+                player.lower,
+                player.upper,
+                player.games,
+                wins,
+                draws,
+                losses,
+                fit.los(player.name, below) if below is not None else None,
+            )
+        )
+    return EloTable(None if stage is None else stage.name, len(chosen), fit, lines)
+
+
+def los_matrix(table: EloTable, teams: list[str]) -> list[list[float | None]]:
+    """For each of ``teams`` (rows) and each of them again (columns), the likelihood that the
+    row's team is stronger than the column's (``None`` on the diagonal)."""
+    return [[None if a == b else table.los(a, b) for b in teams] for a in teams]
+
+
+def final_los(found: Results) -> tuple[list[str], list[list[float | None]], int]:
+    """The teams of the last stage once it is drawn (the ``LOS_TEAMS`` best by Elo), their
+    likelihoods of superiority from the Elo fit over every game, and how many teams the stage
+    has; no teams before the stage is drawn."""
+    last = found.stages[-1] if found.stages else None
+    members = {line.team for pool in last.pools for line in pool.lines} if last else set()
+    ranked = [line.team for line in found.elo.lines if line.team in members]
+    shown = ranked[:LOS_TEAMS]
+    return shown, los_matrix(found.elo, shown), len(ranked)
+
+
+def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
+    """(team, opponent) -> what the team scored against that opponent, over every stage."""
+    cells: dict[tuple[str, str], CrossCell] = defaultdict(CrossCell)
+    for g in games:
+        if not g.finished or g.points is None:
+            continue
+        for seat, (team, opponent) in enumerate(((g.first, g.second), (g.second, g.first))):
+            cell = cells[team, opponent]
+            cell.count(seat, g.winner, g.points[seat])
+            cell.against += g.points[1 - seat]
+    return dict(cells)
+
+
+def stage_tables(
+    session: Session, tournament: Tournament, config: TournamentDef, games: list[GameSummary], ratings: dict[str, float]
+) -> list[StageTable]:
+    """Each stage's pools with their standings and who went on (the next stage's teams, or, for a
+    stage complete whose next stage is not drawn yet, those who will)."""
+    members: dict[int, set[str]] = defaultdict(set)
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+    for stage, entry in session.execute(
+        select(PoolEntry.stage, PoolEntry.entry_id).where(PoolEntry.tournament_id == tournament.id)
+    ):
+        members[stage].add(teams[entry])
+    counts: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    for g in games:
+        counts[g.stage, g.pool][0] += 1
+        counts[g.stage, g.pool][1] += g.finished
+    stages = []
+    for number, definition in enumerate(config.stages):
+        planned = sum(c[0] for (s, _), c in counts.items() if s == number)
+        finished = sum(c[1] for (s, _), c in counts.items() if s == number)
+        more = bool(planned) and finished == planned and bool(next_plan(session, tournament, config, number))
+        pools: list[PoolTable] = []
+        if members.get(number):
+            last = number == len(config.stages) - 1
+            if members.get(number + 1):
+                advanced = frozenset(members[number + 1])
+            elif not last and planned and finished == planned and not more:
+                advanced = frozenset(e.team for e in advancing(session, tournament, config, number, ratings))
+            else:
+                advanced = frozenset()
+            for pool, lines in enumerate(pool_standings(session, tournament, config, number, ratings)):
+                planned_pool, finished_pool = counts.get((number, pool), [0, 0])
+                pools.append(
+                    PoolTable(
+                        number, pool, lines, advanced & {line.team for line in lines}, planned_pool, finished_pool
+                    )
+                )
+        rounds = len({g.round for g in games if g.stage == number})
+        bracket = knockout_bracket(session, tournament, config, number)
+        stages.append(StageTable(number, definition, pools, planned, finished, rounds, more, bracket))
+    return stages
+
+
+def totals(config: TournamentDef, games: list[GameSummary], extra: int = 0) -> Totals:
+    """Games expected (``extra``: a knockout's extra games so far), planned and played, moves,
+    draws and forfeits by kind."""
+    finished = [g for g in games if g.finished]
+    return Totals(
+        expected=expected_games(config) + extra,
+        planned=len(games),
+        finished=len(finished),
+        moves=sum(g.plies or 0 for g in finished),
+        forfeits=Counter(g.forfeit for g in finished if g.forfeit),
+        draws=sum(1 for g in finished if g.winner is None),
+        replays=sum(len(g.voids) for g in games),
+    )
+
+
+def load_results(session: Session, tournament: Tournament) -> Results:
+    """Everything about ``tournament`` that the leaderboard and the report show."""
+    config = tournament_config(tournament)
+    teams = load_teams(session, tournament)
+    games = load_games(session, tournament, config.scoring)
+    played = results(session, tournament, config.scoring)
+    ratings = replay_ratings(
+        [t.name for t in teams], [(g.id, g.first, g.second, g.winner) for g in played], config.rating
+    )
+    conservative = {team: history.conservative for team, history in ratings.items()}
+    stages = stage_tables(session, tournament, config, games, conservative)
+    elo = elo_table(teams, games)
+    return Results(
+        tournament,
+        config,
+        teams,
+        games,
+        ratings,
+        leaderboard(teams, games, played, ratings, elo),
+        stages,
+        crosstable(games),
+        totals(config, games, extra_games(session, tournament, config)),
+        rating_settings(tournament, config.rating),
+        final_standings(stages),
+        elo,
+    )
+
+
+def describe_status(found: Results) -> str | None:
+    """A sentence for a tournament that did not run to its end, else ``None``."""
+    t, done = found.tournament, found.totals
+    if found.complete:
+        return None
+    progress = f"{done.finished} of {done.expected} games played"
+    if t.status == "running":
+        return f"This tournament is still running (or its run was killed): reported as far as it got, {progress}."
+    if t.status == "interrupted":
+        return f"This tournament was interrupted: reported as far as it got, {progress}; 'arena run' resumes it."
+    if t.status == "pending":
+        return f"This tournament has not started yet: {progress}."
+    return f"This tournament is {t.status}: {progress}."
+
+
+def params_text(params: str) -> str:
+    """A bot's stored parameters as ``key=value`` pairs (empty when it has none)."""
+    try:
+        data = json.loads(params or "{}")
+    except ValueError:
+        return params
+    return ", ".join(f"{k}={v}" for k, v in sorted(data.items()))

@@ -1,0 +1,314 @@
+"""The local runner: games played in worker processes of this machine (``job.GameRunner``).
+The caller gets records back and is the only one to store them.
+
+Nothing of a run outlives it. Each worker (a ``GameWorker``) gets ``SIGTERM`` when the runner's
+process dies, however it dies, and then ends its bots; its bots die with it; the runner is a
+child subreaper, so what the bots of a worker that was killed had detached from themselves comes
+back to it, to be ended; where the system has control groups, every bot of a worker is in its
+worker's group, which the runner kills whole when the worker dies. A worker that dies mid-game
+is replaced and its game is played again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+
+from arena.core.botspec import BotSpec
+from arena.core.job import GameJob
+from arena.core.live import remove_live
+from arena.core.records import GameRecord
+from arena.errors import ArenaError
+from arena.runners.seat import WARM_PROCESSES
+from arena.runners.worker import GameWorker
+from arena.sandbox import scratch
+from arena.sandbox.cgroups import Cgroup
+from arena.sandbox.procfs import child_pids
+from arena.sandbox.reaper import reap_strays, set_subreaper, subreaper_state
+
+#: how far down the queue a worker looks for a game whose bots it has warm
+AFFINITY_WINDOW = 256
+#: how many workers one game may lose before the run stops: a game that kills every worker
+#: that plays it (a harness fault, or a bot that can signal its worker) would loop for ever
+MAX_WORKER_DEATHS = 3
+#: a CPU counts as idle when at least this share of a short sample of it was idle
+IDLE_SHARE = 0.8
+_PR_SET_PDEATHSIG = 1
+
+log = logging.getLogger(__name__)
+
+
+class RunnerError(ArenaError):
+    """Games cannot be played here: the run stops (finished games are kept)."""
+
+
+def _worker_main(
+    connection: Connection,
+    cpu: int | None,
+    cgroup: Cgroup | None,
+    parent: int,
+    close: list[Connection],
+    live: Path | None = None,
+) -> None:
+    """A worker: play the games it is sent until it is sent ``None`` or its parent is gone."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    for end in close:  # the runner's ends of the pipes: a pipe must see its end when the runner dies
+        end.close()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+
+    def stop(*_args: object) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    if os.getppid() != parent:  # the parent died before we could ask to be told
+        return
+    with GameWorker(cpu, cgroup, live=live) as worker:
+        try:
+            while (job := connection.recv()) is not None:
+                connection.send(worker.play(job))
+        except (EOFError, BrokenPipeError, KeyboardInterrupt, SystemExit):
+            pass
+
+
+class _Worker:
+    def __init__(
+        self,
+        context: multiprocessing.context.ForkContext,
+        number: int,
+        cpu: int | None,
+        cgroup: Cgroup | None,
+        others: list[Connection],
+        live: Path | None = None,
+    ) -> None:
+        self.connection, child = context.Pipe()
+        self.cgroup = cgroup
+        self.process = context.Process(
+            target=_worker_main,
+            name=f"arena-worker-{number}",
+            daemon=True,
+            args=(child, cpu, cgroup, os.getpid(), [self.connection, *others], live),
+        )
+        self.process.start()
+        assert self.process.pid is not None
+        self.pid: int = self.process.pid
+        child.close()
+        self.cpu = cpu
+        self.job: GameJob | None = None
+        self.warm: OrderedDict[BotSpec, None] = OrderedDict()  # mirrors the worker's WarmBots
+
+    def give(self, job: GameJob) -> None:
+        self.job = job
+        for spec in job.bots:
+            self.warm[spec] = None
+            self.warm.move_to_end(spec)
+        while len(self.warm) > WARM_PROCESSES:
+            self.warm.popitem(last=False)
+        self.connection.send(job)
+
+    def pick(self, queue: list[GameJob]) -> GameJob:
+        """Take from ``queue`` the first game whose bots are warm here (both, else one, else
+        the first): starting a bot process costs far more than a whole fast game."""
+        best, best_score = 0, -1
+        for index, job in enumerate(queue[:AFFINITY_WINDOW]):
+            score = sum(spec in self.warm for spec in job.bots)
+            if score > best_score:
+                best, best_score = index, score
+                if score == 2:
+                    break
+        return queue.pop(best)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        try:
+            self.connection.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.connection.close()
+        if self.cgroup is not None:  # whatever of its bots is left (it was killed) goes with it
+            self.cgroup.remove()
+
+
+def idle_cpus(sample: float = 0.1) -> list[int]:
+    """The CPUs this process may use that were idle (``IDLE_SHARE``) during a ``sample`` of
+    ``/proc/stat`` (all of them where it cannot be read)."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return []
+
+    def times() -> dict[int, tuple[int, int]]:
+        found: dict[int, tuple[int, int]] = {}
+        try:
+            lines = Path("/proc/stat").read_text().splitlines()
+        except OSError:
+            return found
+        for line in lines:
+            name, *values = line.split()
+            if name.startswith("cpu") and name[3:].isdecimal():
+                numbers = [int(v) for v in values]
+                found[int(name[3:])] = (numbers[3] + numbers[4], sum(numbers[:8]))  # idle + iowait, total
+        return found
+
+    before = times()
+    time.sleep(sample)
+    after = times()
+    if not before or not after:
+        return allowed
+    idle = []
+    for cpu in allowed:
+        if cpu in before and cpu in after:
+            spent = after[cpu][1] - before[cpu][1]
+            if spent <= 0 or (after[cpu][0] - before[cpu][0]) / spent >= IDLE_SHARE:
+                idle.append(cpu)
+    return idle
+
+
+def choose_cpus(workers: int, pin: bool | None) -> tuple[list[int] | None, str]:
+    """The CPU each of ``workers`` workers is pinned to (``None``: not pinned) and why.
+
+    ``pin`` True pins whenever there are CPUs enough, False never; ``None`` (the default)
+    pins only to CPUs that are idle now: of a worker and its two bots only one runs at a time,
+    so a CPU of their own is the fastest home, but the worst one when another program loads it.
+    """
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return None, "not pinned (no CPU affinity here)"
+    if pin is False:
+        return None, "not pinned (--no-pin)"
+    if len(allowed) < 2 or workers > len(allowed):
+        return None, f"not pinned ({workers} workers, {len(allowed)} CPUs)"
+    if pin:
+        return allowed[:workers], f"pinned to CPUs {', '.join(map(str, allowed[:workers]))} (--pin)"
+    idle = idle_cpus()
+    if len(idle) < workers:
+        return None, f"not pinned: {len(idle)} of {len(allowed)} CPUs idle, the others busy with other programs"
+    chosen = idle[:workers]
+    return chosen, f"each worker and its bots on an idle CPU of their own ({', '.join(map(str, chosen))})"
+
+
+class LocalRunner:
+    """Plays games in ``workers`` processes of this machine; ``pin`` as ``choose_cpus``;
+    ``live``: where the workers write each game's moves as they are played (``arena.core.live``;
+    the files of a run's games are removed when it ends)."""
+
+    def __init__(self, workers: int | None = None, pin: bool | None = None, live: Path | None = None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self.live = live
+        self.cpus, self.pinning = choose_cpus(self.workers, pin)
+        self.restarts = 0
+        self.cgroup: Cgroup | None = None
+        self.draining = False
+
+    def drain(self) -> None:
+        """Start no more games in the run under way: the games being played finish and their
+        records still come; the run then ends (what stops a match once its test is decided)."""
+        self.draining = True
+
+    def _cpu(self, number: int) -> int | None:
+        return None if self.cpus is None else self.cpus[number % len(self.cpus)]
+
+    def run(self, jobs: Iterable[GameJob]) -> Iterator[GameRecord]:
+        """Play ``jobs``; yield each game's record as it finishes (in no fixed order)."""
+        queue = list(jobs)
+        self.draining = False
+        if not queue:
+            return
+        ids = [job.game_id for job in queue]
+
+        context = multiprocessing.get_context("fork")
+        was_subreaper = subreaper_state()
+        set_subreaper(True)  # what the bots of a killed worker detached comes back to us
+        self.cgroup = Cgroup.for_process()
+        before = set(child_pids(os.getpid()))  # children of ours that are not the run's
+        workers: list[_Worker] = []
+        started = 0
+        deaths: dict[int, int] = {}  # game id -> workers lost playing it
+        dead: set[int] = set()  # the pids of all its workers, whose scratch folders go with them
+
+        def new_worker(cpu: int | None) -> _Worker:
+            nonlocal started
+            group = self.cgroup.child(f"worker-{started}", holds_groups=True) if self.cgroup else None
+            worker = _Worker(context, started, cpu, group, [w.connection for w in workers], self.live)
+            started += 1
+            dead.add(worker.pid)
+            return worker
+
+        try:
+            while len(workers) < min(self.workers, len(queue)):
+                workers.append(new_worker(self._cpu(started)))
+            for worker in workers:
+                worker.give(worker.pick(queue))
+            while any(w.job is not None for w in workers):
+                busy = [w for w in workers if w.job is not None]
+                ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
+                for worker in busy:
+                    record = None
+                    if worker.connection in ready:
+                        try:
+                            record = worker.connection.recv()
+                        except (EOFError, OSError):
+                            record = None
+                    if record is not None:
+                        worker.job = None
+                        if queue and not self.draining:
+                            worker.give(worker.pick(queue))
+                        yield record
+                    elif worker.process.sentinel in ready or not worker.process.is_alive():
+                        worker.process.join(1.0)
+                        lost = worker.job
+                        log.warning(
+                            "worker %s died (exit %s) during game %s; playing it again",
+                            worker.process.name,
+                            worker.process.exitcode,
+                            lost.game_id if lost else None,
+                        )
+                        worker.stop(timeout=0.5)
+                        workers.remove(worker)
+                        reap_strays(before | self._pids(workers))
+                        scratch.remove_stale({worker.pid})
+                        if lost is not None:
+                            deaths[lost.game_id] = deaths.get(lost.game_id, 0) + 1
+                            if deaths[lost.game_id] >= MAX_WORKER_DEATHS:
+                                raise RunnerError(
+                                    f"game {lost.game_id} lost its worker process {MAX_WORKER_DEATHS} times (the last "
+                                    f"exit status was {worker.process.exitcode}); stopping the run: the log beside "
+                                    "the database says more, and running again retries the game"
+                                )
+                        replacement = new_worker(worker.cpu)
+                        self.restarts += 1
+                        workers.append(replacement)
+                        if lost is not None:
+                            replacement.give(lost)
+        finally:
+            for worker in workers:
+                worker.stop()
+            reap_strays(before)
+            scratch.remove_stale({pid for pid in dead if not Path(f"/proc/{pid}").exists()})
+            if self.cgroup is not None:
+                self.cgroup.remove()
+            if self.live is not None:
+                remove_live(self.live, ids)
+            if not was_subreaper:
+                set_subreaper(False)
+
+    @staticmethod
+    def _pids(workers: list[_Worker]) -> set[int]:
+        return {w.pid for w in workers}

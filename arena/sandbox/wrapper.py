@@ -1,0 +1,184 @@
+"""Confining a bot process, then executing it: ``python -I -S arena/sandbox/wrapper.py [options] -- CMD``.
+
+Every bot, whatever its language, starts through this wrapper, which confines itself and then
+executes the bot's command in its place (same process; everything is inherited): its control
+group (where the harness made one: ``arena/sandbox/cgroups.py``), resource limits (memory, file size, no
+core dumps), death with its parent (the worker), private user, network and IPC namespaces (where
+user namespaces are allowed: no network interface, no System V IPC shared with anyone), Landlock
+(where the kernel has it): files only beneath the allowed paths (read), the bot's own working
+folder (read and write) and a few device nodes, no TCP, no signals to processes outside its own
+domain; and a seccomp filter (``arena/sandbox/seccomp.py``). What was enforced is written to stderr in
+one line, so it lands in the game's stderr tail.
+
+It imports nothing from arena, so it starts in a few milliseconds (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import resource
+import signal
+import sys
+
+try:
+    from arena.sandbox import landlock, seccomp
+except ImportError:  # run as a plain script with -I -S: import the sibling modules
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import landlock  # type: ignore[no-redef,import-not-found,unused-ignore]
+    import seccomp  # type: ignore[no-redef,import-not-found,unused-ignore]
+
+_PR_SET_PDEATHSIG = 1
+_CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC = 0x10000000, 0x40000000, 0x08000000
+#: what every program needs to read to run at all (not /dev: device nodes are listed one by one)
+SYSTEM_PATHS = ["/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/sys"]
+#: the only device nodes a bot may open, for reading and writing: not the terminals (what the
+#: user types), not the disks, not /dev/shm (what is written there outlives the bot)
+DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random"]
+
+
+class SandboxError(Exception):
+    """The bot cannot be confined as asked: it must not run."""
+
+
+def join_cgroups(procs_files: list[str]) -> None:
+    """Move this process into the control groups whose ``cgroup.procs`` (or v1 ``tasks``)
+    files are given, before anything else runs: whatever it starts stays in them."""
+    for path in procs_files:
+        try:
+            with open(path, "w") as procs:
+                procs.write("0")  # "0": the writing process
+        except OSError as error:
+            raise SandboxError(f"cannot join the control group {path}: {error.strerror}") from None
+
+
+def set_limits(memory_mb: int | None, file_size_mb: int | None) -> None:
+    """Memory and file-size limits, and no core dumps.
+
+    Memory is RLIMIT_DATA (heap and private writable mappings: what a program uses), not
+    the address space: runtimes such as Node reserve far more address space than they use."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if memory_mb is not None:
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_mb << 20, memory_mb << 20))
+    if file_size_mb is not None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_mb << 20, file_size_mb << 20))
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Get SIGKILL when the parent (the worker) dies, even if it dies before we are set up."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the harness still kills the process group
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def isolate() -> bool:
+    """Enter new user, network and IPC namespaces: no interface but a down loopback, and System
+    V IPC objects (shared memory, semaphores, queues) of its own, gone when it ends."""
+    uid, gid = os.getuid(), os.getgid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC) != 0:
+        return False
+    try:  # map ourselves to ourselves, so files keep their owner
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"{uid} {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"{gid} {gid} 1")
+    except OSError:
+        pass
+    return True
+
+
+def confine(
+    memory_mb: int | None,
+    file_size_mb: int | None,
+    parent_pid: int | None,
+    read: list[str],
+    open_: bool = False,
+    cgroups: list[str] | None = None,
+    shared_memory: bool = True,
+) -> None:
+    """Confine this process (see the module's docstring) and say on stderr what was enforced.
+
+    ``cgroups``: the control groups to join (``SandboxError`` if that fails); ``shared_memory``
+    False refuses the shared memory that no memory cgroup counts (``arena/sandbox/seccomp.py``)."""
+    join_cgroups(cgroups or [])
+    set_limits(memory_mb, file_size_mb)
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
+    enforced = [
+        f"memory {memory_mb} MB" if memory_mb else "memory unlimited",
+        f"files {file_size_mb} MB" if file_size_mb is not None else "files unlimited",
+        "no core dumps",
+    ]
+    if cgroups:
+        enforced.append("own cgroup")
+    if not open_:
+        enforced.append("no network, own IPC" if isolate() else "namespaces unavailable")
+        try:
+            abi = landlock.restrict(SYSTEM_PATHS + read, [os.getcwd(), *DEVICES])
+        except OSError as error:
+            abi = 0
+            enforced.append(f"landlock failed: {error}")
+        enforced.append(
+            f"landlock ABI {abi}: files beneath the allowed paths, no TCP, scoped signals"
+            if abi
+            else "landlock unavailable"
+        )
+        if seccomp.restrict(shared_memory):
+            enforced.append("seccomp" + ("" if shared_memory else ", no shared memory"))
+        else:
+            enforced.append("seccomp unavailable")
+    sys.stderr.write("arena sandbox: " + "; ".join(enforced) + "\n")
+    sys.stderr.flush()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Confine this process, then become the command after ``--``."""
+    argv = sys.argv[1:] if argv is None else argv
+    if "--" not in argv:
+        sys.exit("usage: wrapper.py [--memory-mb N] [--file-size-mb N] [--read PATH]... -- COMMAND ...")
+    split = argv.index("--")
+    parser = argparse.ArgumentParser(prog="arena sandbox")
+    parser.add_argument("--memory-mb", type=int)
+    parser.add_argument("--file-size-mb", type=int)
+    parser.add_argument("--parent-pid", type=int)
+    parser.add_argument("--read", action="append", default=[], help="a path the bot may read")
+    parser.add_argument("--open", action="store_true", help="no namespaces, no Landlock")
+    parser.add_argument("--cgroup", action="append", default=[], help="a cgroup.procs file to join")
+    parser.add_argument("--no-shared-memory", action="store_true", help="refuse uncounted shared memory")
+    options = parser.parse_args(argv[:split])
+    command = argv[split + 1 :]
+    if not command:
+        sys.exit("arena sandbox: no command given after --")
+    try:
+        confine(
+            options.memory_mb,
+            options.file_size_mb,
+            options.parent_pid,
+            options.read,
+            options.open,
+            options.cgroup,
+            not options.no_shared_memory,
+        )
+    except SandboxError as error:
+        sys.stderr.write(f"arena sandbox: {error}\n")
+        os._exit(126)
+    # Python ignores these two; an ignored signal stays ignored across exec, and the bot
+    # deserves the defaults (SIGXFSZ kills a process writing past its file-size limit)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    try:
+        os.execvp(command[0], command)
+    except OSError as error:
+        sys.stderr.write(f"arena sandbox: cannot run {command[0]!r}: {error}\n")
+        os._exit(127)
+
+
+if __name__ == "__main__":
+    main()
