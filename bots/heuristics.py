@@ -27,7 +27,8 @@ from typing import Any
 from arena.games import State
 from arena.games.othello import SIZES
 from arena.games.tictactoe import CELLS, FULL, LINES, WINS
-from arena.games.xtreme import BOARD_OF, CELL_OF, course_points
+from arena.games.xtreme import course_points
+from arena.games.xtreme_board import BOARD_OF, CELL_OF
 
 # --- 3x3 patterns ------------------------------------------------------------------------------
 

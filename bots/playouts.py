@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.games import DRAW, WIN, Outcome, State
 from arena.games.tictactoe import CELLS, FULL, WINS
-from arena.games.xtreme import CELL_OF, WIN_OUTCOMES, draw_points
+from arena.games.xtreme_board import CELL_OF, WIN_OUTCOMES, draw_points
 from bots.heuristics import OTHELLO_TABLES, THREATS, new_twos
 
 #: cell weights of the uttt/xtreme playout policy (see the module docstring)

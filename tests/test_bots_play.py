@@ -16,7 +16,7 @@ import pytest
 from arena.clock import Clock
 from arena.games import DRAW, WIN, Outcome, get_game
 from arena.games.tictactoe import CELLS, LINES
-from arena.games.xtreme import MOVE_AT
+from arena.games.xtreme_board import MOVE_AT
 from bots import flatmc, hmcts, minimax, onestep, qlearning, rules, sarsa, uct
 from bots.common import MARGIN_FLOOR, Budget, best_by, reward, same_position, stop_time
 from bots.heuristics import (

@@ -14,8 +14,10 @@ from arena.core.gameloop import play_game
 from arena.core.records import Termination
 from arena.core.timing import TimeControl
 from arena.entrants import course
+from arena.entrants.kinds import kind_of
 from arena.games import get_game
 from arena.runners.worker import GameWorker
+from arena.sandbox.interpreter import InterpreterError, check_interpreter
 from tests.fixtures.course.coursekit import COURSE_BOTS, HOST_FILE, PYTHONS, has_numpy, python27
 from tests.fixtures.harnesskit import bot_stderr
 
@@ -132,7 +134,7 @@ def test_register_with_a_missing_interpreter_says_so(cli):
     result = cli(
         "register", str(COURSE_BOTS / "team1.py"), "--interface", "course2019", "--python", "/nonexistent/python2.7"
     )
-    assert isinstance(result.exception, course.InterpreterError)
+    assert isinstance(result.exception, InterpreterError)
     assert str(result.exception).startswith("interpreter '/nonexistent/python2.7' not found; give the path")
 
 
@@ -152,10 +154,11 @@ def test_register_ambiguous_file_says_how_to_choose(cli):
 
 
 def test_a_course_bot_runs_the_host_file_of_the_package():
+    course_bots = kind_of("course2019")
     spec = BotSpec("t7", "course2019", "/bots/team7.py", '{"class": "Team7"}', sys.executable)
-    assert spec.command() == [sys.executable, str(HOST_FILE), "--class", "Team7", "/bots/team7.py"]
+    assert course_bots.command(spec, None) == [sys.executable, str(HOST_FILE), "--class", "Team7", "/bots/team7.py"]
     assert HOST_FILE.is_file() and HOST_FILE.parent.parts[-2:] == ("arena", "host")
-    assert BotSpec("t7", "course2019", "/bots/team7.py", python="python2.7").command() == [
+    assert course_bots.command(BotSpec("t7", "course2019", "/bots/team7.py", python="python2.7"), None) == [
         "python2.7",
         str(HOST_FILE),
         "/bots/team7.py",
@@ -177,19 +180,19 @@ def test_course_parameters_other_than_a_class_name_are_refused(params, message):
 
 
 def test_check_interpreter_gives_the_version():
-    assert course.check_interpreter(sys.executable) == f"Python {sys.version.split()[0]}"
+    assert check_interpreter(sys.executable) == f"Python {sys.version.split()[0]}"
 
 
 def test_check_interpreter_reads_python2_version_from_stderr():
     python, why = python27()
     if python is None:
         pytest.skip(why)
-    assert course.check_interpreter(python) == "Python 2.7.18"
+    assert check_interpreter(python) == "Python 2.7.18"
 
 
 def test_check_interpreter_explains_a_missing_interpreter():
-    with pytest.raises(course.InterpreterError) as raised:
-        course.check_interpreter("/nonexistent/python")
+    with pytest.raises(InterpreterError) as raised:
+        check_interpreter("/nonexistent/python")
     assert str(raised.value) == (
         "interpreter '/nonexistent/python' not found; give the path or name of an installed Python "
         '(2.7 or 3.x), e.g. --python python2.7 or --python "$(pyenv prefix 2.7.18)/bin/python2.7"'
@@ -208,6 +211,6 @@ def test_check_interpreter_refuses_what_is_not_python(tmp_path, script, message)
     program = tmp_path / "python"
     program.write_text(script)
     program.chmod(0o755)
-    with pytest.raises(course.InterpreterError) as raised:
-        course.check_interpreter(str(program))
+    with pytest.raises(InterpreterError) as raised:
+        check_interpreter(str(program))
     assert message in str(raised.value)

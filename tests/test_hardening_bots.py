@@ -26,6 +26,7 @@ from arena.core.timing import TimeControl
 from arena.games import get_game
 from arena.runners.worker import GameWorker
 from arena.sandbox import landlock
+from arena.sandbox.confinement import confined_argv
 from arena.sandbox.procfs import running
 from tests.fixtures.course.coursekit import COURSE_BOTS, has_numpy
 from tests.fixtures.harnesskit import BOTS, COMMANDS, bot_stderr, command_bot, job, late, python_bot  # noqa: F401
@@ -399,7 +400,7 @@ def test_a_bot_that_stops_reading_its_input_is_a_crash_not_a_blocked_worker():
     from arena.sandbox.process import BotProcess
 
     spec = command_bot("never_reads.py")
-    process = BotProcess(spec.argv(), spec.name)
+    process = BotProcess(confined_argv(spec), spec.name)
     try:
         assert process.receive(5.0) == b'{"type": "ready"}'
         start = time.monotonic()

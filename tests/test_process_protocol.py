@@ -15,6 +15,7 @@ from arena.core import protocol
 from arena.core.botspec import BotSpec
 from arena.core.records import Termination
 from arena.core.timing import TimeControl
+from arena.sandbox.confinement import confined_argv
 from arena.sandbox.process import STDERR_TAIL, BotProcess
 from tests.fixtures.harnesskit import NODE_BOT, REPO, job, needs_node, python_bot
 
@@ -166,7 +167,7 @@ def test_the_doc_states_the_limits_the_code_has():
 
 @needs_node
 def test_the_node_bot_answers_describe():
-    process = BotProcess(NODE.argv(), NODE.name)
+    process = BotProcess(confined_argv(NODE), NODE.name)
     try:
         process.send(protocol.DESCRIBE)
         reply = protocol.parse_reply(process.receive(10), "description")
@@ -218,7 +219,7 @@ def test_a_python_bot_plays_through_the_host_in_every_game(pool):
 
 def checked(spec: BotSpec, *requests: tuple[str, dict]) -> list[dict]:
     """The host's replies to ``check`` requests (game, parameters) of one process of ``spec``."""
-    process = BotProcess(spec.argv(), spec.name)
+    process = BotProcess(confined_argv(spec), spec.name)
     try:
         return [
             protocol.parse_reply(

@@ -22,6 +22,7 @@ import pytest
 from arena.core import protocol
 from arena.core.botspec import BotSpec
 from arena.core.records import Termination
+from arena.sandbox.confinement import confined_argv
 from arena.sandbox.process import BotProcess
 from tests.fixtures.harnesskit import SANDBOX_LINE, command_bot, group_running, job, python_bot, running, wait_until
 
@@ -132,9 +133,10 @@ PARENT = """
 import sys, time
 from arena.core import protocol
 from arena.core.botspec import BotSpec
+from arena.sandbox.confinement import confined_argv
 from arena.sandbox.process import BotProcess
 spec = BotSpec("orphan", sys.argv[1], sys.argv[2])
-process = BotProcess(spec.argv(), "orphan", folder=sys.argv[3])  # its working folder outlives it here
+process = BotProcess(confined_argv(spec), "orphan", folder=sys.argv[3])  # its working folder outlives it here
 print(process.pid, flush=True)
 time.sleep(60)
 """
@@ -160,7 +162,7 @@ def test_a_bot_dies_when_the_process_that_started_it_is_killed(kind, tmp_path):
 
 def test_describe_reports_the_docstring_games_and_parameters():
     spec = python_bot("takes_params")
-    process = BotProcess(spec.argv(), spec.name)
+    process = BotProcess(confined_argv(spec), spec.name)
     try:
         process.send(protocol.DESCRIBE)
         reply = protocol.parse_reply(process.receive(20), "description")
@@ -187,7 +189,7 @@ def test_a_killed_process_group_takes_the_bots_children_with_it(tmp_path):
     script = tmp_path / "forks.sh"
     script.write_text("#!/bin/sh\nsleep 120 &\necho helper $! >&2\nwhile read -r line; do :; done\n")
     spec = BotSpec("forks", "command", f"sh {script}")
-    process = BotProcess(spec.argv(), spec.name)
+    process = BotProcess(confined_argv(spec), spec.name)
     try:
         assert wait_until(lambda: process.stderr.drain() or b"helper " in process.stderr.tail, timeout=5)
         helper = int(bytes(process.stderr.tail).split(b"helper ")[1].split()[0])

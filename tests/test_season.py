@@ -133,8 +133,8 @@ def test_information_pairing_plays_a_new_bot_at_once_and_balances_seats():
     ladder.join("new")
     first, second = InformationPairing().next(ladder, rng)
     assert "new" in (first, second)
-    ladder.standings["a"].games, ladder.standings["a"].first = 10, 8
-    ladder.standings["b"].games, ladder.standings["b"].first = 10, 2
+    ladder.rungs["a"].games, ladder.rungs["a"].first = 10, 8
+    ladder.rungs["b"].games, ladder.rungs["b"].first = 10, 2
     assert seats(ladder, "a", "b") == ("b", "a")
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from arena.core.records import Termination
 from arena.core.timing import SeatClock, TimeControl
+from arena.entrants.kinds import kind_of
 from tests.fixtures.harnesskit import job, late, python_bot, running
 
 FIRST = python_bot("first_legal")
@@ -113,10 +114,9 @@ def test_on_the_cpu_clock_computing_past_the_limit_is_a_timeout(pool):
 
 
 def test_a_course_bot_keeps_the_wall_clock_under_a_cpu_tournament():
-    from arena.core.botspec import BotSpec
 
-    assert BotSpec("t", "course2019", "/t.py").clock_kind == "wall"
-    assert BotSpec("t", "python", "bots.uct").clock_kind is None
+    assert kind_of("course2019").clock == "wall"
+    assert kind_of("python").clock is None
 
 
 # ---------------------------------------------------------------- a busy machine

@@ -9,13 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.games import IllegalMoveError, MoveSyntaxError, Outcome, get_game
-from arena.games.xtreme import (
-    board_of,
-    cell_of,
-    course_points,
-    draw_points,
-    move_at,
-)
+from arena.games.xtreme import course_points
+from arena.games.xtreme_board import board_of, cell_of, draw_points, move_at
 from tests.reference import xtreme as reference
 
 #: the 20 games of the original course simulator (docs/games.md), kept in the repository

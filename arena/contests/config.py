@@ -12,7 +12,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -29,7 +28,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from arena.contests.yamlfile import load_yaml, read_file
-from arena.core.text import clean_data, is_plain
+from arena.core.text import TOURNAMENT_NAME, clean_data, is_plain, name_problem
 from arena.errors import ConfigError
 from arena.formats.stagedef import MAX_STAGE_GAMES, ONE_POOL, StageDef
 from arena.games import GameParameterError, UnknownGameError, get_game
@@ -37,8 +36,6 @@ from arena.games import GameParameterError, UnknownGameError, get_game
 #: the longest file name and path the file system takes, in bytes (Linux's NAME_MAX and PATH_MAX)
 MAX_FILE_NAME = 255
 MAX_PATH = 4096
-#: the longest team, bot or stage name, in characters
-MAX_NAME = 100
 #: upper bounds of the time control, in seconds, and of the limits, in MiB (1 TiB)
 MAX_MOVE_TIME = 86_400.0
 MAX_STARTUP = 3_600.0
@@ -272,9 +269,6 @@ class ClusterDef(Strict):
         return self
 
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,99}$")
-
-
 class TournamentDef(Strict):
     """A whole tournament file."""
 
@@ -300,7 +294,7 @@ class TournamentDef(Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not NAME.fullmatch(value):
+        if not TOURNAMENT_NAME.fullmatch(value):
             raise ValueError("use letters, digits, spaces and . _ + - (at most 100)")
         return value
 
@@ -410,17 +404,6 @@ def _location(error: ErrorDetails) -> str:
 
 def _message(error: ErrorDetails) -> str:
     return error["msg"].removeprefix("Value error, ")
-
-
-def name_problem(name: str) -> str | None:
-    """What is wrong with ``name`` as a team, bot or stage name (``None``: nothing)."""
-    if not name.strip():
-        return "a name cannot be empty"
-    if not is_plain(name):
-        return "a name cannot hold control characters or invalid text (a lone surrogate)"
-    if len(name) > MAX_NAME:
-        return f"a name has at most {MAX_NAME} characters; this one has {len(name)}"
-    return None
 
 
 def _name_problems(data: dict[str, Any]) -> list[tuple[str, str]]:

@@ -39,11 +39,11 @@ from arena.core.botspec import BotSpec
 from arena.core.records import BotFault, Overloaded, Termination
 from arena.core.text import printable
 from arena.core.timing import ClockKind, Limit
-from arena.entrants.course import InterpreterError, check_interpreter
-from arena.entrants.kinds import BotKindError, command_line
+from arena.entrants.kinds import BotKindError, command_line, kind_of
 from arena.errors import ArenaError
 from arena.games import Game, get_game_from_spec
 from arena.runners.worker import GameWorker
+from arena.sandbox.interpreter import InterpreterError, check_interpreter
 from arena.sandbox.process import BotProcess
 from arena.store.models import Bot
 
@@ -274,7 +274,7 @@ def _finish(ask: Ask, process: BotProcess | None, startup: float, clock: ClockKi
     note what they say of each entrant; then close it."""
     if process is None:
         return
-    limit = Limit(startup, ask.spec.clock_kind or clock, 0.0)
+    limit = Limit(startup, kind_of(ask.spec.kind).clock or clock, 0.0)
     requests = list(ask.requests.items())
     try:
         for number, (request, entrants) in enumerate(requests):

@@ -20,12 +20,12 @@ from arena.core.gameloop import Watcher, play_game
 from arena.core.job import derive_seed
 from arena.core.records import BotFault, MoveRecord, Overloaded, Termination
 from arena.core.timing import Limit, TimeControl
-from arena.entrants.course import check_interpreter
 from arena.entrants.kinds import BotKindError
 from arena.errors import ArenaError
 from arena.games import GAMES, State, get_game
 from arena.host.loader import is_path
 from arena.runners.worker import GameWorker
+from arena.sandbox.interpreter import check_interpreter
 from arena.store.models import Bot
 
 RANDOM = BotSpec("random", "python", "bots.randombot")
@@ -205,7 +205,8 @@ def register_bot(
     the checks that start nothing have passed, just before the bot is first started."""
     from pydantic import ValidationError
 
-    from arena.contests.config import check_command, name_problem
+    from arena.contests.config import check_command
+    from arena.core.text import name_problem
 
     smoke = smoke or Smoke()
     if kind == "command":

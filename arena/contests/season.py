@@ -30,8 +30,8 @@ from arena.store.seasons import (
     RateLimited,
     Season,
     SeasonError,
+    SeasonStanding,
     SeasonTeam,
-    Standing,
     Submission,
     active,
     bot_name,
@@ -55,10 +55,10 @@ def create_season(
     sessions: sessionmaker[Session], name: str, game: GameDef, time_def: TimeDef, folder: Path, keep: int = 1
 ) -> None:
     """Store a new season and its ladder tournament; ``SeasonError`` if the name is taken."""
-    from arena.contests.config import NAME, name_problem
+    from arena.core.text import TOURNAMENT_NAME, name_problem
 
     problem = name_problem(name)
-    if not problem and not NAME.match(f"{ladder_name(name)} final"):  # its ladder's and its final's names
+    if not problem and not TOURNAMENT_NAME.match(f"{ladder_name(name)} final"):  # its ladder's and its final's names
         problem = "use letters, digits, spaces and . _ + - (at most 88 characters), a letter or digit first"
     if problem:
         raise SeasonError(f"season {name!r}: {problem}")
@@ -282,24 +282,24 @@ def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tup
     for seat0, seat1, winner in finished:  # a forfeit is the offender's loss (its winner is the other)
         ladder.record(names[seat0], names[seat1], winner)
     on = {f"{team.name} v{submission.version}": (team, submission) for team, submission in active(session, season)}
-    for name in set(ladder.standings) - set(on):
+    for name in set(ladder.rungs) - set(on):
         ladder.leave(name)
     return ladder, on
 
 
-def standings(sessions: sessionmaker[Session], season_name: str) -> list[Standing]:
+def standings(sessions: sessionmaker[Session], season_name: str) -> list[SeasonStanding]:
     """The active versions, best first (mu - 3 sigma)."""
     with sessions.begin() as session:
         return ranked(session, get_season(session, season_name))
 
 
-def ranked(session: Session, season: Season) -> list[Standing]:
+def ranked(session: Session, season: Season) -> list[SeasonStanding]:
     """The active versions of ``season``, best first (mu - 3 sigma)."""
     ladder, on = load_ladder(session, season)
     return [
-        Standing(on[name][0].name, on[name][1].version, s.rating.mu, s.rating.sigma, s.games)
+        SeasonStanding(on[name][0].name, on[name][1].version, s.rating.mu, s.rating.sigma, s.games)
         for name in ladder.order()
-        for s in (ladder.standings[name],)
+        for s in (ladder.rungs[name],)
     ]
 
 
@@ -374,7 +374,7 @@ def freeze(sessions: sessionmaker[Session], season_name: str, top: int, folder: 
     robin; the season takes no more submissions."""
     if top < 2:
         raise SeasonError("--top: a final needs at least two teams")
-    best: list[Standing] = []
+    best: list[SeasonStanding] = []
     for standing in standings(sessions, season_name):
         if len(best) < top and standing.team not in {s.team for s in best}:
             best.append(standing)

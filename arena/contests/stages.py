@@ -19,7 +19,7 @@ from arena.formats.format_standings import format_table, merge_key
 from arena.formats.rounds import Match, Played, knockout_rounds, next_games
 from arena.formats.schedule import draw_pools
 from arena.formats.standings import GameResult, Standing, game_points
-from arena.games.xtreme import WIN_POINTS
+from arena.games.xtreme_board import WIN_POINTS
 from arena.store.models import Entry, Game, PoolEntry, Tournament
 
 log = logging.getLogger(__name__)

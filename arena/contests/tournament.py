@@ -186,9 +186,9 @@ class TournamentRun:
     def check_interpreters(self) -> None:
         """``ConfigError`` naming each bot whose interpreter (``python:``) cannot run: each is
         asked its version inside the sandbox, once."""
-        from arena.entrants.course import InterpreterError, check_interpreter
         from arena.entrants.kinds import resolve_interpreter
         from arena.errors import ConfigError
+        from arena.sandbox.interpreter import InterpreterError, check_interpreter
 
         problems = []
         for where, definition in self.config.definitions():

@@ -15,6 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+#: the longest team, bot, stage or tournament name
+MAX_NAME = 100
+#: what a tournament's name may be: it names files (its log, its report's folder) and commands
+TOURNAMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,99}$")
 #: what stands for a character that cannot be stored (a lone surrogate)
 REPLACEMENT = "\ufffd"
 #: the mark at the end of text cut to a limit
@@ -94,3 +98,14 @@ def spreadsheet_text(text: str) -> str:
     """``text`` for a CSV cell: one that would start a formula (``=HYPERLINK(...)``, ``+1``,
     ``@SUM``) gets a leading ``'``, which spreadsheets show as text; other text is unchanged."""
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def name_problem(name: str) -> str | None:
+    """What is wrong with ``name`` as a team, bot or stage name (``None``: nothing)."""
+    if not name.strip():
+        return "a name cannot be empty"
+    if not is_plain(name):
+        return "a name cannot hold control characters or invalid text (a lone surrogate)"
+    if len(name) > MAX_NAME:
+        return f"a name has at most {MAX_NAME} characters; this one has {len(name)}"
+    return None

@@ -1,4 +1,4 @@
-"""2019 course bot files: their one parameter, and the interpreter they run under.
+"""2019 course bot files: their one parameter.
 
 A course bot (``teamN.py`` with class ``TeamN``, see docs/course2019.md) runs under the
 interpreter it was registered with, Python 2.7 included, so its host program
@@ -8,8 +8,6 @@ the harness's side of it is the ``course2019`` kind in ``arena/entrants/kinds.py
 
 from __future__ import annotations
 
-import functools
-
 from arena.errors import ArenaError
 
 #: the only parameter a course bot takes: which class of the file plays
@@ -18,10 +16,6 @@ PARAMETERS = ("class",)
 
 class CourseBotError(ArenaError, ValueError):
     """A course bot's parameters that the host program cannot use."""
-
-
-class InterpreterError(ArenaError, ValueError):
-    """A Python interpreter, named for a bot, that is missing or does not run."""
 
 
 def check_params(params: dict[str, object]) -> str | None:
@@ -39,12 +33,3 @@ def check_params(params: dict[str, object]) -> str | None:
     if not isinstance(name, str) or not name.isidentifier():
         raise CourseBotError(f"the parameter class must be a class name, e.g. class=Team7, not {name!r}")
     return name
-
-
-@functools.lru_cache(maxsize=32)
-def check_interpreter(python: str) -> str:
-    """The version line of ``python`` (``Python 2.7.18``), asked inside the sandbox;
-    ``InterpreterError`` if it cannot be run. Cached: each interpreter is tried once."""
-    from arena.entrants.kinds import check_interpreter as ask
-
-    return ask(python)

@@ -17,7 +17,6 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
     from arena.core.botspec import BotSpec
     from arena.core.timing import ClockKind
 
-SANDBOX = str(Path(arena.__file__).parent / "sandbox" / "wrapper.py")
 #: the course host program, a file of the installed package (so it works from any installation)
 COURSE_HOST = Path(arena.__file__).parent / "host" / "course_host.py"
 #: a bot's own code may be at most this large, in this many files (a package with its data)
@@ -431,67 +429,3 @@ def command_line(command: str, base: str | None) -> list[str]:
 def command_files(command: str, base: str | None) -> list[Path]:
     """The files a command bot's command line names (its program's code)."""
     return [Path(word) for word in command_line(command, base) if os.path.isabs(word) and os.path.isfile(word)]
-
-
-def check_interpreter(python: str, timeout: float = 20.0) -> str:
-    """The version line of ``python`` (``Python 2.7.18``), asked inside the sandbox (a bot's
-    interpreter may be anything: it runs confined like the bot); ``InterpreterError`` if it
-    cannot be run."""
-    from arena.entrants.course import InterpreterError
-    from arena.sandbox.process import bot_environment
-
-    how = (
-        "give the path or name of an installed Python (2.7 or 3.x), e.g. --python python2.7 "
-        'or --python "$(pyenv prefix 2.7.18)/bin/python2.7"'
-    )
-    executable = shutil.which(python)
-    if executable is None:
-        raise InterpreterError(f"interpreter {python!r} not found; {how}")
-    if not os.access(executable, os.X_OK):
-        raise InterpreterError(f"interpreter {python!r} cannot be executed (permission denied); {how}")
-    reads = sorted(interpreter_paths(python) | harness_paths())
-    argv = [
-        sys.executable,
-        "-I",
-        "-S",
-        SANDBOX,
-        *(arg for path in reads for arg in ("--read", path)),
-        "--",
-        executable,
-        "--version",
-    ]
-    from arena.sandbox import scratch
-
-    home = scratch.make("check")
-    try:
-        try:
-            done = subprocess.run(
-                argv,
-                capture_output=True,
-                timeout=timeout,
-                text=True,
-                errors="replace",
-                stdin=subprocess.DEVNULL,
-                cwd=home,
-                env=bot_environment(str(home)),
-                start_new_session=True,
-            )
-        except subprocess.TimeoutExpired:
-            raise InterpreterError(
-                f"interpreter {python!r} did not answer --version within {timeout:g} s; {how}"
-            ) from None
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    # Python 2 prints its version on stderr, Python 3 on stdout; the sandbox says what it enforced
-    lines = [
-        line
-        for line in (done.stdout + done.stderr).splitlines()
-        if not (line.startswith("arena sandbox:") and "no core dumps" in line)
-    ]
-    version = [line for line in lines if line.startswith("Python ")]
-    if done.returncode != 0 or not version:
-        said = " ".join(lines)[-200:]
-        raise InterpreterError(
-            f"{python!r} is not a working Python interpreter (--version gave status {done.returncode}: {said!r}); {how}"
-        )
-    return version[-1]

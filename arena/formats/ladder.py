@@ -32,8 +32,8 @@ TIE = 1e-3
 
 
 @dataclass(slots=True)
-class Standing:
-    """One bot on the ladder: its rating and how often it played, and moved first."""
+class Rung:
+    """One bot on the ladder (its rung): its rating and how often it played, and moved first."""
 
     name: str
     rating: trueskill.Rating
@@ -51,19 +51,19 @@ class Ladder:
     """Ratings that move as games finish, and the pairing that chooses the next game."""
 
     env: trueskill.TrueSkill = field(default_factory=lambda: trueskill.TrueSkill(draw_probability=0.1, backend=None))
-    standings: dict[str, Standing] = field(default_factory=dict)
+    rungs: dict[str, Rung] = field(default_factory=dict)
 
-    def join(self, name: str) -> Standing:
+    def join(self, name: str) -> Rung:
         """Add a bot (a new one starts at the prior: the most uncertain there is)."""
-        return self.standings.setdefault(name, Standing(name, self.env.create_rating()))
+        return self.rungs.setdefault(name, Rung(name, self.env.create_rating()))
 
     def leave(self, name: str) -> None:
         """Take a bot off the ladder (a retired version)."""
-        self.standings.pop(name, None)
+        self.rungs.pop(name, None)
 
     def record(self, first: str, second: str, winner: int | None) -> None:
         """Rate a finished game: ``first`` moved first; ``winner`` 0, 1 or ``None`` (a draw)."""
-        a, b = self.standings[first], self.standings[second]
+        a, b = self.rungs[first], self.rungs[second]
         if winner is None:
             a.rating, b.rating = trueskill.rate_1vs1(a.rating, b.rating, drawn=True, env=self.env)
         elif winner == 0:
@@ -74,7 +74,7 @@ class Ladder:
 
     def order(self) -> list[str]:
         """The bots best first, by mu - 3 sigma (then by name)."""
-        return [s.name for s in sorted(self.standings.values(), key=lambda s: (-s.conservative, s.name))]
+        return [s.name for s in sorted(self.rungs.values(), key=lambda s: (-s.conservative, s.name))]
 
 
 class InformationPairing:
@@ -86,7 +86,7 @@ class InformationPairing:
     def next(self, ladder: Ladder, rng: random.Random, taken: Set[frozenset[str]] = frozenset()) -> tuple[str, str]:
         """The next game: (first to move, second); none of the pairs ``taken`` (the games of a
         batch already chosen)."""
-        names = sorted(ladder.standings)
+        names = sorted(ladder.rungs)
         best, chosen = -1.0, []
         for a, b in itertools.combinations(names, 2):
             if taken and frozenset((a, b)) in taken:
@@ -106,7 +106,7 @@ class RandomPairing:
 
     def next(self, ladder: Ladder, rng: random.Random) -> tuple[str, str]:
         """The next game: (first to move, second)."""
-        first, second = rng.sample(sorted(ladder.standings), 2)
+        first, second = rng.sample(sorted(ladder.rungs), 2)
         return first, second
 
 
@@ -121,7 +121,7 @@ class RoundRobinPairing:
     def next(self, ladder: Ladder, rng: random.Random) -> tuple[str, str]:
         """The next game of the cycle: (first to move, second)."""
         if not self.queue:
-            self.queue = list(itertools.permutations(sorted(ladder.standings), 2))
+            self.queue = list(itertools.permutations(sorted(ladder.rungs), 2))
             rng.shuffle(self.queue)
         return self.queue.pop()
 
@@ -131,14 +131,14 @@ PAIRINGS = {pairing.name: pairing for pairing in (InformationPairing, RandomPair
 
 def information(ladder: Ladder, a: str, b: str) -> float:
     """What a game of ``a`` and ``b`` would teach: their match quality times their variances."""
-    first, second = ladder.standings[a].rating, ladder.standings[b].rating
+    first, second = ladder.rungs[a].rating, ladder.rungs[b].rating
     quality = trueskill.quality_1vs1(first, second, env=ladder.env)
     return float(quality * (first.sigma**2 + second.sigma**2))
 
 
 def seats(ladder: Ladder, a: str, b: str) -> tuple[str, str]:
     """(first, second): the one who moved first less often (of its games) moves first."""
-    share = {name: ladder.standings[name].first / max(1, ladder.standings[name].games) for name in (a, b)}
+    share = {name: ladder.rungs[name].first / max(1, ladder.rungs[name].games) for name in (a, b)}
     return (a, b) if share[a] <= share[b] else (b, a)
 
 

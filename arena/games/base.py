@@ -116,9 +116,7 @@ class Game(ABC):
         return hash((self.name, tuple(sorted(self.params.items()))))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from arena.games import get_game_from_spec
-
-        return (get_game_from_spec, (self.spec(),))
+        return (_rebuild, (type(self), dict(self.params)))
 
     def spec(self) -> dict[str, Any]:
         """The game as plain data (name and parameters), for configs, records and processes."""
@@ -250,3 +248,8 @@ class ResultState(State):
     @property
     def outcome(self) -> Outcome | None:
         return None if self._result == ONGOING else self.OUTCOMES[self._result]
+
+
+def _rebuild(cls: type[Game], params: dict[str, Any]) -> Game:
+    """A game unpickled: made again from its class and parameters."""
+    return cls(**params)

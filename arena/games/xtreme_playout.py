@@ -8,11 +8,14 @@ empty cell.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.games.base import Outcome
 from arena.games.tictactoe import CELLS, FULL, WINS
-from arena.games.xtreme import CELL_OF, WIN_OUTCOMES, XtremeState, draw_points
+from arena.games.xtreme_board import CELL_OF, WIN_OUTCOMES, draw_points
+
+if TYPE_CHECKING:
+    from arena.games.xtreme import XtremeState
 
 # A small board is one base-3 number s = sum(cell value * 3**i), cell value 0 empty, 1 x, 2 o:
 # 3**9 = 19,683 positions, so whole-board facts are one table lookup. A closed board is

@@ -28,7 +28,7 @@ from typing import Any
 
 from arena.games import Game, State
 from arena.games.tictactoe import FULL, WINS
-from arena.games.xtreme import BOARD_OF, CELL_OF
+from arena.games.xtreme_board import BOARD_OF, CELL_OF
 from arena.learning.numeric import np
 
 #: raised whenever any encoding changes meaning

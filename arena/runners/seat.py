@@ -20,6 +20,7 @@ from arena.core.botspec import BotSpec
 from arena.core.gameloop import Player, Reply
 from arena.core.records import BotFault, Termination
 from arena.core.timing import Limit, SeatClock, TimeControl, Usage
+from arena.entrants.kinds import kind_of
 from arena.games import Game, State
 from arena.sandbox import procfs
 from arena.sandbox.process import BotProcess
@@ -69,7 +70,7 @@ class BotPlayer(Player):
         self._rest: tuple[float, float] | None = None
         self._fresh = False  # a process just started: what it wrote so far belongs to its first game
         self.pending: BotFault | None = None  # a fault found while it was idle, charged to its next game
-        self.clock_kind = spec.clock_kind
+        self.clock_kind = kind_of(spec.kind).clock
 
     def _fault(self, fault: BotFault) -> BotFault:
         self.faulted = True
@@ -93,7 +94,7 @@ class BotPlayer(Player):
         its next game starts with a warm bot; a bot that cannot say so (a command bot need not
         answer ``describe``) is only started."""
         self.launch(game)
-        if self.spec.answers_describe:
+        if kind_of(self.spec.kind).answers_describe:
             self._ask(protocol.DESCRIBE, "description", Limit(startup, grace=0.0))
 
     def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:

@@ -24,12 +24,13 @@ from arena.core.gameloop import play_game
 from arena.core.job import GameJob, derive_seed
 from arena.core.live import LiveMoves
 from arena.core.records import GameRecord, Termination
-from arena.entrants.kinds import BotKindError, Code, foreign_python, harness_links, package_files
+from arena.entrants.kinds import BotKindError, Code, foreign_python, harness_links, kind_of, package_files
 from arena.games import Game, get_game_from_spec
 from arena.runners.machine import this_node
 from arena.runners.seat import WARM_PROCESSES, BotPlayer, WarmBots
 from arena.sandbox import procfs, reaper, scratch
 from arena.sandbox.cgroups import Cgroup
+from arena.sandbox.confinement import confined_argv, confinement
 from arena.sandbox.launcher import MAX_LAUNCHERS, Launcher, LaunchError
 from arena.sandbox.process import BotProcess, bot_environment
 
@@ -205,19 +206,20 @@ class GameWorker:
         group = None
         if self._cgroup is not None:
             group = self._cgroup.child(f"bot-{self._bots_started}", spec.memory_mb, spec.processes or PROCESSES)
-        settings = spec.confinement()
+        kind = kind_of(spec.kind)
+        settings = confinement(spec)
         settings.update(
             parent_pid=os.getpid(),
             cgroups=group.procs_files() if group else [],
             shared_memory=self._shared_memory_counted(group),
         )
         spec_of_game = None if game is None or not warm_up else game.spec()
-        arguments = spec.host_arguments(spec_of_game)
+        arguments = kind.host_arguments(spec, spec_of_game)
         launcher = self._launcher_for(game.name) if arguments is not None and game is not None else None
         start = functools.partial(
             BotProcess,
             label=spec.name,
-            env=spec.environment(),
+            env=kind.environment(spec),
             cgroup=group,
             registry=self.started,
             memory_mb=spec.memory_mb,
@@ -225,11 +227,11 @@ class GameWorker:
         )
         if launcher is not None and arguments is not None:
             try:
-                return start(spec.argv(settings), fork=(launcher, arguments, settings))
+                return start(confined_argv(spec, settings), fork=(launcher, arguments, settings))
             except LaunchError as error:
                 log.warning("%s; starting bots the plain way until a new launcher is up", error)
                 self._close_launcher()
-        return start(spec.argv(settings, spec_of_game))
+        return start(confined_argv(spec, settings, spec_of_game))
 
     def _materialize(self, spec: BotSpec) -> BotSpec:
         """``spec`` as it runs here: its code copied into a bundle of this worker (checked

@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import Float, ForeignKey, Integer, String, UniqueConstraint, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
+from arena.core.text import MAX_NAME, name_problem
 from arena.errors import ArenaError
 from arena.store.models import Base, CleanJSON, CleanString, CleanText
 
@@ -143,8 +144,6 @@ def team_of_token(session: Session, season: Season, token: str) -> SeasonTeam:
 
 def add_teams(sessions: sessionmaker[Session], season_name: str, names: list[str]) -> dict[str, str]:
     """Add teams to a season; each new team's token (shown once: only its hash is stored)."""
-    from arena.contests.config import name_problem
-
     tokens = {}
     with sessions.begin() as session:
         season = get_season(session, season_name)
@@ -160,7 +159,7 @@ def add_teams(sessions: sessionmaker[Session], season_name: str, names: list[str
 
 
 @dataclass(frozen=True)
-class Standing:
+class SeasonStanding:
     """A version on the ladder: its team, version, rating and games."""
 
     team: str
@@ -208,8 +207,6 @@ def folder_for(season: Season, team: SeasonTeam, version: int) -> Path:
 
 def bot_name(season: Season, team: SeasonTeam) -> str:
     """The name a team's versions are registered under: ``TEAM@SEASON``, or ids when too long."""
-    from arena.contests.config import MAX_NAME
-
     name = f"{team.name}@{season.name}"
     return name if len(name) <= MAX_NAME else f"team{team.id}@season{season.id}"
 
