@@ -86,8 +86,8 @@ def reports(teams: int) -> None:
 
     from arena.results.report import write_report
     from arena.store.database import open_store
+    from tests.builders import synthesize
     from tests.fixtures.pgserver import PostgresServer, require_server
-    from tests.test_results_db import synthesize
 
     try:
         folder = require_server()

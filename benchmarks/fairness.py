@@ -32,9 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.contests.config import parse_config
-from arena.contests.tournament import TournamentRun
-from arena.runners.local import LocalRunner
-from arena.store.database import open_store
+from arena.contests.run import RunHeader, Silent, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 #: team -> (module, parameters); the last two budget by the clock
@@ -83,17 +81,26 @@ class Loops:
 def run(database: Path, label: str, yaml: str, loaded: bool) -> dict:
     """Play the tournament once; what it gave."""
     config = parse_config(yaml)
-    tournament = TournamentRun(config, yaml, open_store(f"sqlite:///{database}"), ROOT)
-    tournament.prepare()
-    paced = tournament.pace()  # before the loops start: measured, if it is, as a user would
-    loops = Loops(2) if loaded else None
-    start = time.perf_counter()
+
+    class Loaded(Silent):
+        """The loops start once the paces are measured, as a user's machine would be busy."""
+
+        loops: Loops | None = None
+        start = 0.0
+        paces = ""
+
+        def header(self, header: RunHeader) -> None:
+            self.paces = header.paces
+            self.loops = Loops(2) if loaded else None
+            self.start = time.perf_counter()
+
+    run = Loaded()
     try:
-        progress = tournament.run(LocalRunner(pin=None))
+        progress = run_tournament(config, yaml, f"sqlite:///{database}", ROOT, listener=run)
     finally:
-        if loops is not None:
-            loops.stop()
-    elapsed = time.perf_counter() - start
+        if run.loops is not None:
+            run.loops.stop()
+    elapsed = time.perf_counter() - run.start
     with sqlite3.connect(database) as connection:
         (tournament_id,) = connection.execute("SELECT id FROM tournaments WHERE name = ?", (config.name,)).fetchone()
         of_it = (tournament_id,)
@@ -103,7 +110,7 @@ def run(database: Path, label: str, yaml: str, loaded: bool) -> dict:
             " WHERE tournament_id = ?",
             of_it,
         )
-        moves = {}
+        moves: dict[int, list[str]] = {}
         for game_id, move in connection.execute(
             "SELECT g.number, m.move FROM moves m JOIN games g ON g.id = m.game_id"
             " WHERE g.tournament_id = ? ORDER BY g.number, m.ply",
@@ -133,7 +140,7 @@ def run(database: Path, label: str, yaml: str, loaded: bool) -> dict:
     ranking = sorted(points, key=lambda team: (-points[team], -wins[team], team))
     return {
         "label": label,
-        "paced": paced.describe(),
+        "paced": run.paces,
         "seconds": elapsed,
         "forfeits": forfeits,
         "replays": progress.replays,
@@ -153,7 +160,7 @@ def spearman(first: list[str], second: list[str]) -> float:
 
 
 def compare(quiet: dict, loaded: dict) -> dict:
-    same = {"iterations": [], "clock": []}
+    same: dict[str, list[int]] = {"iterations": [], "clock": []}
     for game_id, pair in quiet["seats"].items():
         kind = "clock" if set(pair) & CLOCK_BUDGETED else "iterations"
         same[kind].append(quiet["moves"].get(game_id) == loaded["moves"].get(game_id))

@@ -43,7 +43,8 @@ def first_moves(name: str, params: dict, game: str, games: int, fork: bool) -> t
     """The CPU milliseconds of the bot's first 5 moves in each of ``games`` games (each in a
     fresh process), and the median of its later moves."""
     spec = BotSpec(name, "python", f"bots.{name}", json.dumps(params, sort_keys=True))
-    firsts, later = [], []
+    firsts: list[list[float]] = []
+    later: list[float] = []
     for number in range(games):
         with GameWorker(fork=fork) as worker:  # a worker of its own: a fresh process every game
             record = worker.play(
@@ -55,7 +56,7 @@ def first_moves(name: str, params: dict, game: str, games: int, fork: bool) -> t
                     TimeControl(move=2.0, clock="cpu", startup=30.0),
                 )
             )
-        times = [m.cpu_ms for m in record.moves if m.seat == 0]
+        times = [m.cpu_ms or 0.0 for m in record.moves if m.seat == 0]  # a cpu clock measures every move
         firsts.append(times[:5])
         later.extend(times[5:])
     return firsts, statistics.median(later) if later else float("nan")

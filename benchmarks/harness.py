@@ -32,16 +32,15 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import select  # noqa: E402
 
 from arena.contests.config import parse_config  # noqa: E402
-from arena.contests.tournament import TournamentRun  # noqa: E402
+from arena.contests.run import RunHeader, Silent, run_tournament  # noqa: E402
 from arena.core.botspec import BotSpec  # noqa: E402
 from arena.core.records import BotFault  # noqa: E402
 from arena.core.timing import TimeControl  # noqa: E402
 from arena.games import get_game  # noqa: E402
 from arena.runners import worker  # noqa: E402
-from arena.runners.local import LocalRunner  # noqa: E402
 from arena.runners.worker import GameWorker  # noqa: E402
 from arena.store.database import open_store  # noqa: E402
-from arena.store.models import Move  # noqa: E402
+from arena.store.models import MoveRow  # noqa: E402
 
 launcher_limit = worker.MAX_LAUNCHERS
 
@@ -60,6 +59,15 @@ def floor_rate(games: int) -> float:
     return games / (time.perf_counter() - start)
 
 
+class Timed(Silent):
+    """A run's start: when its first game is about to be played (its bots checked)."""
+
+    started = 0.0
+
+    def header(self, header: RunHeader) -> None:
+        self.started = time.perf_counter()
+
+
 def tournament_yaml(name: str, teams: int, games_per_pair: int) -> str:
     bots = "\n".join(f"  r{i}: {{module: bots.randombot}}" for i in range(teams))
     return (
@@ -75,32 +83,31 @@ def harness_rate(
     wall ms; ``pin``: workers on CPUs of their own; ``launcher``: Python bots forked from each
     worker's launcher (else started the plain way, through the sandbox wrapper)."""
     url = f"sqlite:///{folder}/bench-{workers}-{time.monotonic_ns()}.sqlite3"
-    config = parse_config(tournament_yaml("bench", teams, games_per_pair))
-    sessions = open_store(url)
-    run = TournamentRun(config, "", sessions, ROOT, workers)
-    run.prepare()
+    text = tournament_yaml("bench", teams, games_per_pair)
     worker.MAX_LAUNCHERS = launcher_limit if launcher else 0  # the workers are forked from here
-    start = time.perf_counter()
-    progress = run.run(LocalRunner(workers, pin=pin))
-    elapsed = time.perf_counter() - start
-    worker.MAX_LAUNCHERS = launcher_limit
-    with sessions() as session:
-        walls = list(session.scalars(select(Move.wall_ms)))
+    timed = Timed()
+    try:
+        progress = run_tournament(parse_config(text), text, url, ROOT, workers=workers, pin=pin, listener=timed)
+    finally:
+        worker.MAX_LAUNCHERS = launcher_limit
+    elapsed = time.perf_counter() - timed.started
+    with open_store(url)() as session:
+        walls = list(session.scalars(select(MoveRow.wall_ms)))
     return progress.done / elapsed, progress.done, walls
 
 
 def _kill_delays(limit: float, count: int, queue) -> None:
     spec = BotSpec("hang", "python", str(BOTS / "never_answers.py"))
-    clock = TimeControl(move=limit, grace=TimeControl().grace)
+    control = TimeControl(move=limit, grace=TimeControl().grace)
     game = get_game("uttt")
     delays = []
     with GameWorker(fork=False) as worker:
         for i in range(count):
             player = worker.player(spec)
-            player.start_game(game, 0, i, clock)
+            player.start_game(game, 0, i, control)
             start = time.monotonic()
             try:
-                player.request_move(game.initial_state(), [], clock.seat())
+                player.request_move(game.initial_state(), [], control.seat())
             except BotFault:
                 delays.append(time.monotonic() - start - limit)
             player.close()
@@ -129,15 +136,13 @@ def busy_forfeits(workers: int, moves: int, folder: Path) -> tuple[int, int]:
         f"  a: {{path: {BOTS / 'busy90.py'}}}\n  b: {{path: {BOTS / 'busy90.py'}}}\n"
         f"stages:\n  - {{games_per_pair: {pairs}}}\n"
     )
-    sessions = open_store(f"sqlite:///{folder}/busy-{time.monotonic_ns()}.sqlite3")
-    run = TournamentRun(parse_config(yaml), yaml, sessions, ROOT, workers)
-    run.prepare()
-    run.run(LocalRunner(workers))
-    with sessions() as session:
-        played = session.scalar(select(Move.id).order_by(Move.id.desc()).limit(1)) or 0
-        from arena.store.models import Game
+    url = f"sqlite:///{folder}/busy-{time.monotonic_ns()}.sqlite3"
+    run_tournament(parse_config(yaml), yaml, url, ROOT, workers=workers)
+    with open_store(url)() as session:
+        played = session.scalar(select(MoveRow.id).order_by(MoveRow.id.desc()).limit(1)) or 0
+        from arena.store.models import GameRow
 
-        forfeits = len(list(session.scalars(select(Game.id).where(Game.offender.is_not(None)))))
+        forfeits = len(list(session.scalars(select(GameRow.id).where(GameRow.offender.is_not(None)))))
     return played, forfeits
 
 

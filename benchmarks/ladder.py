@@ -77,9 +77,7 @@ def real(games_per_pair: int) -> tuple[list[str], Play]:
     """``bots.uct`` at ``ITERATIONS`` on uttt: every ordered pair played ``games_per_pair`` times
     for real; a ladder's game draws one of its pair's results."""
     from arena.contests.config import parse_config
-    from arena.contests.tournament import TournamentRun
-    from arena.runners.local import LocalRunner
-    from arena.store.database import open_store
+    from arena.contests.run import run_tournament
 
     teams = "\n".join(f"  uct{n}: {{module: bots.uct, params: {{iterations: {n}}}}}" for n in ITERATIONS)
     text = (
@@ -88,10 +86,8 @@ def real(games_per_pair: int) -> tuple[list[str], Play]:
     )
     with tempfile.TemporaryDirectory(prefix="arena-ladder-") as folder:
         database = Path(folder) / "field.sqlite3"
-        run = TournamentRun(parse_config(text), text, open_store(f"sqlite:///{database}"), ROOT)
-        run.prepare()
         start = time.perf_counter()
-        run.run(LocalRunner(pin=None))
+        run_tournament(parse_config(text), text, f"sqlite:///{database}", ROOT)
         print(f"  played the field's games for real in {time.perf_counter() - start:.0f} s")
         with sqlite3.connect(database) as connection:
             rows = connection.execute(

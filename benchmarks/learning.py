@@ -123,6 +123,7 @@ def play(game: Game, bots: tuple[Bot, Bot], seed: int) -> tuple[list[int], int |
             other.observe(state, move)
         moves.append(move)
         state = state.play(move)
+    assert state.outcome is not None  # the game is over
     return moves, state.outcome.winner
 
 
@@ -141,7 +142,7 @@ def play_all(
 def build_dataset(pool: ProcessPoolExecutor, name: str):
     """The pairings' games played and made into one dataset."""
     game = get_game(name)
-    schedule = []
+    schedule: list[tuple[tuple[Bot, Bot], int]] = []
     for first, second, pairs in PAIRINGS[name]:
         for _ in range(pairs):
             seed = len(schedule)
@@ -167,7 +168,7 @@ def build_dataset(pool: ProcessPoolExecutor, name: str):
 
 def evaluate(pool: ProcessPoolExecutor, name: str, bot: Bot, opponent: Bot, per_seat: int) -> list[list[int]]:
     """W, D, L of ``bot`` against ``opponent``, per seat of ``bot``."""
-    schedule = []
+    schedule: list[tuple[tuple[Bot, Bot], int]] = []
     for seat in (0, 1):
         for i in range(per_seat):
             bots = (bot, opponent) if seat == 0 else (opponent, bot)
@@ -209,13 +210,16 @@ def loss_probability(path: str, seat: int) -> float:
     return lose(game.initial_state())
 
 
-def run_tournament() -> None:
+def play_and_export() -> None:
     """A small tic-tac-toe tournament in sandboxed processes, stored, then exported."""
     from arena.contests.config import parse_config
-    from arena.contests.tournament import TournamentRun
+    from arena.contests.run import Silent, run_tournament
     from arena.learning.dataset import export_dataset
-    from arena.runners.local import LocalRunner
-    from arena.store.models import open_store
+    from arena.store.database import open_store
+
+    class Timed(Silent):
+        def header(self, header: object) -> None:
+            self.started = time.perf_counter()
 
     text = (
         "name: learning-demo\ngame: tictactoe\nseed: 3\ntime: {move: 0.2}\nworkers: 2\nbots:\n"
@@ -224,12 +228,11 @@ def run_tournament() -> None:
         "stages:\n  - {games_per_pair: 6}\n"
     )
     with tempfile.TemporaryDirectory() as folder:
-        sessions = open_store(f"sqlite:///{folder}/arena.sqlite3")
-        run = TournamentRun(parse_config(text), text, sessions, Path(folder), 2)
-        run.prepare()
-        started = time.perf_counter()
-        progress = run.run(LocalRunner(2))
-        played = time.perf_counter() - started
+        url = f"sqlite:///{folder}/arena.sqlite3"
+        timed = Timed()
+        progress = run_tournament(parse_config(text), text, url, Path(folder), workers=2, listener=timed)
+        played = time.perf_counter() - timed.started
+        sessions = open_store(url)
         started = time.perf_counter()
         with sessions.begin() as session:
             data, left_out = export_dataset(session, ["learning-demo"])
@@ -250,7 +253,7 @@ def main() -> None:
     parser.add_argument("--no-tournament", action="store_true", help="skip the small stored tournament")
     parser.add_argument("--models", default=None, help="folder to keep the model files in (default: a temporary one)")
     options = parser.parse_args()
-    sys.stdout.reconfigure(line_buffering=True)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     started = time.perf_counter()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; {options.jobs} jobs")
     targets: list[tuple[str, bool, str]] = []
@@ -294,7 +297,7 @@ def main() -> None:
                         f"{exact[0]:.4f} moving first, {exact[1]:.4f} second"
                     )
     if not options.no_tournament:
-        run_tournament()
+        play_and_export()
     print("targets:")
     for claim, met, figure in targets:
         print(f"  [{'met' if met else 'NOT met'}] {claim}: {figure}")

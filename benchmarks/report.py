@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import func, select  # noqa: E402
 
 from arena.store.database import open_store  # noqa: E402
-from arena.store.models import Game, Move  # noqa: E402
-from tests.test_results_db import synthesize  # noqa: E402
+from arena.store.models import GameRow, MoveRow  # noqa: E402
+from tests.builders import synthesize  # noqa: E402
 
 #: the target of issue 5: the course-sized report in at most this many seconds
 BUDGET = 10.0
@@ -46,9 +46,9 @@ def main() -> None:
         print(f"synthesised the tournament in {time.perf_counter() - start:.1f} s ({db})")
     sessions = open_store(url)
     with sessions.begin() as session:
-        games = session.scalar(select(func.count()).select_from(Game))
-        moves = session.scalar(select(func.count()).select_from(Move))
-        forfeits = session.scalar(select(func.count()).select_from(Game).where(Game.offender.is_not(None)))
+        games = session.scalar(select(func.count()).select_from(GameRow))
+        moves = session.scalar(select(func.count()).select_from(MoveRow))
+        forfeits = session.scalar(select(func.count()).select_from(GameRow).where(GameRow.offender.is_not(None)))
     print(f"database: {games} games, {moves} moves, {forfeits} forfeits")
     out = folder / "report"
     times = []

@@ -37,8 +37,9 @@ from arena.core.live import LiveMoves, live_folder  # noqa: E402
 from arena.core.records import GameRecord, MoveRecord  # noqa: E402
 from arena.games import get_game_from_spec  # noqa: E402
 from arena.store.database import open_store  # noqa: E402
-from arena.store.models import Game, Move, Tournament, save_record  # noqa: E402
-from tests.test_results_db import synthesize  # noqa: E402
+from arena.store.models import GameRow, MoveRow, Tournament  # noqa: E402
+from arena.store.writes import save_record  # noqa: E402
+from tests.builders import synthesize  # noqa: E402
 
 #: the issue's target for the delay from a move stored to the move in the browser (seconds)
 TARGET = 1.0
@@ -102,9 +103,9 @@ def new_game(url: str) -> tuple[int, int]:
     """A new pending game between the tournament's first two teams: (tournament id, game id)."""
     with open_store(url).begin() as session:
         tournament = session.scalars(select(Tournament)).one()
-        first = session.scalars(select(Game).where(Game.tournament_id == tournament.id)).first()
+        first = session.scalars(select(GameRow).where(GameRow.tournament_id == tournament.id)).first()
         assert first is not None
-        row = Game(
+        row = GameRow(
             tournament_id=tournament.id,
             stage=0,
             pool=0,
@@ -146,10 +147,10 @@ def delays(url: str, base: str, count: int) -> tuple[list[float], list[float]]:
                 break
             move, seat = rng.choice(state.legal_moves()), state.to_move
             state = state.play(move)
-            record = MoveRecord(seat, game.format_move(move), 1.0, None)
-            played.append(record)
+            moved = MoveRecord(seat, game.format_move(move), 1.0, None)
+            played.append(moved)
             start = time.perf_counter()
-            writer.moved(state, record)
+            writer.moved(state, moved)
             page.wait_for_function(f"() => document.querySelectorAll('#moves li').length > {ply}", timeout=30_000)
             move_delays.append(time.perf_counter() - start)
             time.sleep(rng.uniform(0.05, 0.3))  # moves come at random times, not in step with the polling
@@ -196,9 +197,9 @@ def main() -> None:
                 synthesize(url)
             print(f"synthesised the tournament in {time.perf_counter() - start:.1f} s")
         with open_store(url)() as session:
-            games = session.scalar(select(func.count()).select_from(Game))
-            moves = session.scalar(select(func.count()).select_from(Move))
-            middle = session.scalars(select(Game.id).order_by(Game.id).offset((games or 1) // 2)).first()
+            games = session.scalar(select(func.count()).select_from(GameRow))
+            moves = session.scalar(select(func.count()).select_from(MoveRow))
+            middle = session.scalars(select(GameRow.id).order_by(GameRow.id).offset((games or 1) // 2)).first()
         print(f"database: {games} games, {moves} moves")
         port = free_port()
         server = serve(url, port)

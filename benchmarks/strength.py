@@ -92,7 +92,7 @@ class Check:
 def default_checks(games: list[str]) -> list[Check]:
     """The pairings that back the claims in the module docstring."""
     p = player
-    checks = []
+    checks: list[Check] = []
     if "tictactoe" in games:
         for strong in ("minimax", "rules(variant=combined)"):
             others = ("randombot", "uct", "minimax", "rules(variant=combined)", "flatmc")
@@ -220,7 +220,7 @@ def report(checks, overruns, cpu_overruns, longest, seconds, pairings) -> None:
 
 def run_matrix(bots: list[Player], games: list[str], seconds: float, pairings: int, jobs: int) -> None:
     """Every pair of ``bots`` on every game they all play."""
-    checks = []
+    checks: list[Check] = []
     for game in games:
         playing = [b for b in bots if game in importlib.import_module(f"bots.{b.bot}").GAMES]
         for first, second in itertools.combinations(playing, 2):

@@ -47,8 +47,7 @@ REPO = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def league_url(tmp_path):
     """A database holding a finished one-stage league of four teams (tests/test_results.py)."""
-    from tests.test_results import league_config, play_league
-    from tests.test_results_db import create, play_stage, set_status
+    from tests.builders import create, league_config, play_league, play_stage, set_status
 
     url = f"sqlite:///{tmp_path / 'league.db'}"
     sessions, tid = create(url, league_config())
@@ -60,7 +59,7 @@ def league_url(tmp_path):
 @pytest.fixture
 def staged_url(tmp_path):
     """A database holding a tournament of 8 teams in two pools, the best two of each to a final."""
-    from tests.test_results_db import synthesize
+    from tests.builders import synthesize
 
     url = f"sqlite:///{tmp_path / 'staged.db'}"
     stages = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]

@@ -21,6 +21,7 @@ from arena.errors import BotParameterError
 from arena.games import get_game
 from bots import BOTS, LEARNED, STRATEGIES
 from bots.common import Param
+from tests.fixtures.botkit import make, module, play_game
 
 #: small fixed budgets that make each bot deterministic and quick
 BUDGETS = {
@@ -36,33 +37,6 @@ BUDGETS = {
 }
 #: every (bot, game) pair the bots say they play
 PAIRS = [(bot, game) for bot in STRATEGIES for game in importlib.import_module(f"bots.{bot}").GAMES]
-MAX_PLIES = 400
-
-
-def module(bot: str):
-    return importlib.import_module(f"bots.{bot}")
-
-
-def make(bot: str, game, seat: int, seed: int, **params):
-    return module(bot).make_bot(game, seat, random.Random(seed), **params)
-
-
-def play_game(game, players, clock_limit=None) -> list[int]:
-    """Play a game between ``players`` (seat order), checking every move is legal and telling
-    each player the moves it did not choose; the moves."""
-    state = game.initial_state()
-    moves = []
-    while not state.is_terminal:
-        assert len(moves) < MAX_PLIES
-        mover = players[state.to_move]
-        move = mover.move(state, Clock(clock_limit))
-        assert type(move) is int and state.is_legal(move), (state.render(), move)
-        other = players[1 - state.to_move]
-        if other is not mover and hasattr(other, "observe"):
-            other.observe(state, move)
-        moves.append(move)
-        state = state.play(move)
-    return moves
 
 
 # --- the module contract -------------------------------------------------------------------------

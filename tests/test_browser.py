@@ -17,8 +17,7 @@ from arena.results.lookup import find_tournament
 from arena.results.report import team_file, write_report
 from arena.results.tournament_results import load_results
 from arena.store.database import open_store
-from tests.test_results import league_config, play_league
-from tests.test_results_db import create, play_stage, set_status, synthesize
+from tests.builders import create, league_config, play_league, play_stage, set_status, synthesize
 
 pytestmark = pytest.mark.slow
 

@@ -14,9 +14,8 @@ from arena.results.lookup import find_tournament
 from arena.results.tournament_results import load_results
 from arena.stats.elo import fit_elo
 from arena.store.database import open_store
+from tests.builders import FIRST_LEGAL, TTT, X_WINS, create, play_stage, scripted, set_status
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results import FIRST_LEGAL, TTT, X_WINS
-from tests.test_results_db import create, play_stage, scripted, set_status
 
 #: the fixed league's games (tests/test_results.py) as (first, second, score of first): A beats D,
 #: B (second) beats C, C beats A, B beats D (D's forfeit), A beats B, D and C draw

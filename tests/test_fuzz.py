@@ -328,9 +328,7 @@ def command_lines(draw) -> list[str]:
 def cli_folder(tmp_path_factory) -> Path:
     """A working folder (without tournament.yaml) with a broken and an empty tournament file,
     and a database holding one small finished tournament, ``fuzz``."""
-    from arena.contests.tournament import TournamentRun
-    from arena.runners.local import LocalRunner
-    from arena.store.database import open_store
+    from arena.contests.run import run_tournament
     from tests.fixtures.harnesskit import BOTS
 
     folder = tmp_path_factory.mktemp("cli")
@@ -343,9 +341,7 @@ def cli_folder(tmp_path_factory) -> Path:
         f"name: fuzz\ngame: tictactoe\nbots:\n  first: {{path: {BOTS / 'first_legal.py'}}}\n"
         f"  second: {{path: {BOTS / 'seeded_random.py'}}}\n"
     )
-    run = TournamentRun(parse_config(text), text, open_store(f"sqlite:///{folder / 'arena.sqlite3'}"), folder, 1)
-    run.prepare()
-    run.run(LocalRunner(1))
+    run_tournament(parse_config(text), text, f"sqlite:///{folder / 'arena.sqlite3'}", folder, workers=1)
     return folder
 
 

@@ -13,10 +13,10 @@ from sqlalchemy import select, update
 
 from arena.core.records import GameRecord, MoveRecord, Termination
 from arena.store.database import open_store
-from arena.store.models import Game, GameVoid, save_void
+from arena.store.models import GameRow, GameVoid
+from arena.store.writes import save_void
+from tests.builders import X_WINS, create, league_config, play_stage, set_status, synthesize
 from tests.fixtures.harnesskit import arena, run_arena
-from tests.test_results import X_WINS, league_config
-from tests.test_results_db import create, play_stage, set_status, synthesize
 
 LISTED = "showing the newest {} of {} games; --limit N or --all for more\n"
 #: what D writes to stderr before it crashes in game 4 of the league
@@ -162,9 +162,9 @@ def league(tmp_path) -> str:
     return url
 
 
-def stored(url: str, game_id: int) -> Game:
+def stored(url: str, game_id: int) -> GameRow:
     with open_store(url).begin() as session:
-        found = session.scalars(select(Game).where(Game.id == game_id)).one()
+        found = session.scalars(select(GameRow).where(GameRow.id == game_id)).one()
         session.expunge(found)
         return found
 

@@ -10,35 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import get_game
-from tests.reference import reference
+from tests.reference import RefAdapter, perft, reference, walk
 
 GAMES_WITH_PARAMS = [("tictactoe", {}), ("uttt", {}), ("uttt", {"tiebreak": "boards"}), ("xtreme", {}), ("othello", {})]
 IDS = ["tictactoe", "uttt", "uttt-boards", "xtreme", "othello"]
-
-
-def assert_same(state, ref) -> None:
-    assert state.legal_moves() == ref.legal_moves()
-    assert state.is_terminal == (ref.outcome() is not None)
-    assert state.outcome == ref.outcome()
-    if not state.is_terminal:
-        assert state.to_move == ref.to_move
-
-
-def walk(name: str, params: dict, choices) -> int:
-    """Play both implementations side by side; ``choices`` picks an index into the legal moves."""
-    state = get_game(name, **params).initial_state()
-    ref = reference(name).initial(**params)
-    positions = 1
-    assert_same(state, ref)
-    for pick in choices:
-        legal = state.legal_moves()
-        if not legal:
-            break
-        move = legal[pick % len(legal)]
-        state, ref = state.play(move), ref.play(move)
-        assert_same(state, ref)
-        positions += 1
-    return positions
 
 
 @pytest.mark.parametrize(("name", "params"), GAMES_WITH_PARAMS, ids=IDS)
@@ -77,16 +52,6 @@ def test_engine_matches_reference_on_generated_games(name, params, choices):
     walk(name, params, choices)
 
 
-def perft(state, depth: int) -> int:
-    """Move sequences of exactly ``depth`` moves (a game that ends early counts once)."""
-    if state.is_terminal:
-        return 1
-    moves = state.legal_moves()
-    if depth == 1:
-        return len(moves)
-    return sum(perft(state.play(move), depth - 1) for move in moves)
-
-
 PERFT = {
     "tictactoe": [9, 72, 504, 3024, 15120, 56160, None, None, 255168],
     "uttt": [81, 720, 6336, 55080, 473256, 4020960],
@@ -116,17 +81,3 @@ def test_perft(name, depth, count):
 def test_reference_perft(name, depth, count):
     """The references are checked against the same table, so they can be trusted as oracles."""
     assert perft(RefAdapter(reference(name).initial()), depth) == count
-
-
-class RefAdapter:
-    """The reference state seen through the few State members ``perft`` uses."""
-
-    def __init__(self, ref) -> None:
-        self.ref = ref
-        self.is_terminal = ref.outcome() is not None
-
-    def legal_moves(self):
-        return self.ref.legal_moves()
-
-    def play(self, move):
-        return RefAdapter(self.ref.play(move))

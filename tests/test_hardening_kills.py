@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.harnesskit import TournamentFolder, finished_games
-from tests.test_tournament_resume import children
+from tests.fixtures.harnesskit import TournamentFolder, children, finished_games
 
 pytestmark = pytest.mark.slow
 

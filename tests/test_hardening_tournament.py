@@ -19,7 +19,7 @@ import pytest
 
 from arena.sandbox import landlock
 from arena.store.database import open_store
-from arena.store.models import integrity_problems
+from arena.store.writes import integrity_problems
 from tests.fixtures.harnesskit import BOTS, COMMANDS, arena, late, processes_mentioning, wait_until
 
 pytestmark = pytest.mark.slow

@@ -9,6 +9,7 @@ the rule the moment it exists. docs/architecture.md draws the same house."""
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -163,3 +164,16 @@ def test_the_programs_run_by_path_import_almost_nothing(module):
     # the wrapper starts every bot in milliseconds; the course host runs under Python 2.7
     allowed = {"arena.sandbox.wrapper": {"arena.sandbox.landlock", "arena.sandbox.seccomp"}}.get(module, set())
     assert graph()[module] <= allowed
+
+
+def test_tests_and_benchmarks_import_builders_and_fixtures_never_a_test_module():
+    # read as text: some fixtures are Python 2 course bots
+    root = ARENA.parent
+    found = [
+        f"{path.relative_to(root)}: {line.strip()}"
+        for folder in ("tests", "benchmarks")
+        for path in sorted((root / folder).rglob("*.py"))
+        for line in path.read_text().splitlines()
+        if re.match(r"\s*(from|import)\s+tests\.test_", line)
+    ]
+    assert found == []

@@ -12,7 +12,7 @@ from arena.games import get_game
 from arena.learning.dataset import load_dataset
 from arena.learning.network import load_model
 from arena.store.database import open_store
-from tests.test_learning_dataset import CUT, DRAW, X_WINS, record, store_tournament
+from tests.fixtures.learningkit import CUT, DRAW, X_WINS, record, store_tournament
 
 runner = CliRunner()
 

@@ -6,54 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
-from sqlalchemy import select
 
-from arena.contests.config import TournamentDef
-from arena.contests.tournament import TournamentRun
-from arena.core.records import GameRecord, MoveRecord, Termination
+from arena.core.records import Termination
 from arena.games import get_game
 from arena.learning.dataset import DatasetError, PlayedGame, dataset_from_games, export_dataset, load_dataset
 from arena.learning.features import encoding_for
 from arena.learning.numeric import np
 from arena.store.database import open_store
-from arena.store.models import Entry, save_record
-from arena.store.models import Game as GameRow
+from tests.fixtures.learningkit import CUT, DRAW, X_WINS, record, store_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
-#: a game x wins (0 1 2 along the top), a drawn game, and a game cut by a timeout after two moves
-X_WINS = ["0", "3", "1", "4", "2"]
-DRAW = ["4", "0", "2", "6", "3", "5", "1", "7", "8"]
-CUT = ["4", "0"]
-
-
-def store_tournament(sessions, name: str, game: str, records) -> dict[int, tuple[str, str]]:
-    """A two-team tournament of ``game`` stored as ``arena run`` plans it, its first games then
-    finished as ``records(game ids)`` says (the rest stay pending); each game's two teams."""
-    config = {
-        "name": name,
-        "game": game,
-        "seed": 1,
-        "stages": [{"games_per_pair": 4}],
-        "bots": {"alpha": {"module": "bots.randombot"}, "beta": {"module": "bots.onestep"}},
-    }
-    run = TournamentRun(TournamentDef.model_validate(config), yaml.safe_dump(config), sessions, ROOT)
-    tournament, _ = run.prepare()
-    with sessions.begin() as session:
-        rows = session.scalars(select(GameRow).where(GameRow.tournament_id == tournament.id).order_by(GameRow.id)).all()
-        teams = dict(session.execute(select(Entry.id, Entry.team)).all())
-        for record in records([row.id for row in rows]):
-            save_record(session, record)
-        return {row.id: (teams[row.seat0], teams[row.seat1]) for row in rows}
-
-
-def record(game_id: int, moves: list[str], termination: Termination = Termination.NORMAL) -> GameRecord:
-    """The record of a tic-tac-toe game of ``moves``; a forfeit is lost by the seat to move."""
-    state = get_game("tictactoe").replay(moves)
-    played = [MoveRecord(ply % 2, move, 1.0, None) for ply, move in enumerate(moves)]
-    if termination is Termination.NORMAL:
-        return GameRecord(game_id, played, state.outcome.winner)
-    return GameRecord(game_id, played, 1 - state.to_move, termination=termination, offender=state.to_move)
 
 
 @pytest.fixture

@@ -7,35 +7,17 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from arena.runners.local import LocalRunner
-from tests.fixtures.harnesskit import arena, job, python_bot, run_arena
-from tests.test_results import league_config
-from tests.test_results_db import create
+from tests.builders import create, league_config
+from tests.fixtures.harnesskit import arena, job, match, python_bot, run_arena
 
 PAIR_LINE = re.compile(
     r"pair (\d+): (\d+) games, (\S+) (\d+)-(\d+)-(\d+) \(W-D-L\), score (\d+\.\d) %, Elo (\S+) ± (\S+)"
     r"(?:, LLR (-?\d+\.\d\d) \((-?\d+\.\d\d), (-?\d+\.\d\d)\))?$"
 )
-
-
-def match(folder: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[tuple]]:
-    """Run ``arena match ARGS`` in ``folder`` with a database of its own: (the finished command,
-    the stored games as (round, number, first team, second team, seed, winner))."""
-    database = folder / "m.sqlite3"
-    done = arena("match", *args, "--workers", "2", "--db", f"sqlite:///{database}", cwd=folder, timeout=300)
-    games = []
-    if database.exists():
-        with sqlite3.connect(database) as connection:
-            games = connection.execute(
-                "SELECT g.round, g.number, a.team, b.team, g.seed, g.winner, g.status FROM games g "
-                "JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id"
-            ).fetchall()
-    return done, games
 
 
 def first_bot_record(games: list[tuple], team: str) -> tuple[int, int, int]:

@@ -24,7 +24,7 @@ from arena.learning.numeric import np  # numpy with its BLAS in one thread, as i
 from arena.learning.training import Settings, train
 from bots import LEARNED
 from bots.common import Param
-from tests.test_bots import make, play_game
+from tests.fixtures.botkit import make, play_game
 
 GAMES = ("tictactoe", "uttt", "xtreme", "othello")
 

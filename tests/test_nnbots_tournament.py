@@ -62,6 +62,7 @@ def games(tmp_path_factory) -> dict[str, list[sqlite3.Row]]:
         f"  outside: {{module: bots.nnvalue, params: {{model: {folder / 'models' / 'tictactoe.npz'}}}}}\n"
         f"  random: {{module: bots.randombot}}\nstages:\n  - {{games_per_pair: 2}}\n"
     )
+    # played without the pre-flight check, which would refuse the unreadable model before any game
     run = TournamentRun(parse_config(text), text, open_store(f"sqlite:///{folder / 'arena.sqlite3'}"), folder, 1)
     run.prepare()
     run.run(LocalRunner(1))

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from arena.games import DRAW, WIN, GameParameterError, IllegalMoveError, MoveSyntaxError, Outcome, get_game
 from arena.games.othello import PASS, SIZES, OthelloState, flips, legal_mask
+from tests.reference import RefAdapter, perft, walk
 from tests.reference import othello as ref
-from tests.test_games_reference import RefAdapter, perft, walk
 
 GAME = get_game("othello")
 SMALL = get_game("othello", size=6)

@@ -213,7 +213,7 @@ def test_bots_that_budget_by_the_clock_play_the_same_games_on_a_busy_machine(tmp
 
 @pytest.mark.slow
 def test_a_match_on_the_cpu_clock_gives_its_bots_their_pace(tmp_path):
-    from tests.test_match import match
+    from tests.fixtures.harnesskit import match
 
     args = ("bots.uct", "bots.minimax", "--game", "uttt", "--games", "2", "--time", "0.03", "--clock", "cpu")
     done, games = match(tmp_path, *args, "--name", "m1")

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import select as query
 
 from arena.store.database import open_store
-from arena.store.models import Game, Move
+from arena.store.models import GameRow, MoveRow
 
 FIRST_LEGAL = str(Path(__file__).parent / "fixtures" / "bots" / "first_legal.py")
 
@@ -27,10 +27,13 @@ def arena(*args: str, stdin: str = "", cwd: Path) -> subprocess.CompletedProcess
     )
 
 
-def stored_games(db: Path) -> list[tuple[Game, list[Move]]]:
+def stored_games(db: Path) -> list[tuple[GameRow, list[MoveRow]]]:
     with open_store(f"sqlite:///{db}")() as session:
-        games = list(session.scalars(query(Game).order_by(Game.id)))
-        return [(g, list(session.scalars(query(Move).where(Move.game_id == g.id).order_by(Move.ply)))) for g in games]
+        games = list(session.scalars(query(GameRow).order_by(GameRow.id)))
+        return [
+            (g, list(session.scalars(query(MoveRow).where(MoveRow.game_id == g.id).order_by(MoveRow.ply))))
+            for g in games
+        ]
 
 
 def test_a_whole_tictactoe_game_with_bad_input_in_between(tmp_path):
@@ -120,8 +123,7 @@ def test_undo_playing_second_says_whose_moves_it_took_back(tmp_path):
 
 
 def test_the_games_of_arena_play_are_never_the_default_tournament(tmp_path):
-    from tests.test_results import league_config
-    from tests.test_results_db import create
+    from tests.builders import create, league_config
 
     db = f"sqlite:///{tmp_path / 'p.db'}"
     create(db, league_config())

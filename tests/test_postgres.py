@@ -21,9 +21,10 @@ from arena.commands.cli import app
 from arena.core.records import GameRecord, MoveRecord
 from arena.errors import ArenaError
 from arena.store.database import open_store
-from arena.store.models import Game, Move, Tournament, save_record
+from arena.store.models import GameRow, MoveRow, Tournament
+from arena.store.writes import save_record
+from tests.builders import synthesize
 from tests.fixtures.harnesskit import TournamentFolder, arena
-from tests.test_results_db import synthesize
 
 STAGES = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]
 
@@ -39,12 +40,12 @@ def test_a_63_bit_seed_and_a_record_stored_twice_round_trip(store_url):
     sessions = open_store(store_url)
     with sessions.begin() as session:
         tournament = session.scalars(select(Tournament)).one()
-        game = session.scalars(select(Game).order_by(Game.id)).first()
+        game = session.scalars(select(GameRow).order_by(GameRow.id)).first()
         assert game is not None
         record = GameRecord(game.id, moves=[MoveRecord(0, "x", 1.0, 1.0)], winner=0, started_at=1.0, finished_at=2.0)
         stored_again = save_record(session, record)
-        moves = session.scalar(select(func.count()).select_from(Move).where(Move.game_id == game.id))
-        seeds = list(session.scalars(select(Game.seed)))
+        moves = session.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game.id))
+        seeds = list(session.scalars(select(GameRow.seed)))
     assert tournament.seed == 2**62 + 7
     assert stored_again is False and moves == game.plies
     assert max(seeds) > 2**31  # every game's seed is 63-bit
@@ -96,9 +97,9 @@ def test_a_tournament_runs_and_resumes_on_postgresql(tmp_path, postgres):
     assert again.returncode == 0, again.stderr
     sessions = open_store(url)
     with sessions.begin() as session:
-        statuses = list(session.scalars(select(Game.status)))
-        plies = session.scalar(select(func.sum(Game.plies)))
-        moves = session.scalar(select(func.count()).select_from(Move))
+        statuses = list(session.scalars(select(GameRow.status)))
+        plies = session.scalar(select(func.sum(GameRow.plies)))
+        moves = session.scalar(select(func.count()).select_from(MoveRow))
     assert statuses == ["finished"] * 6
     assert plies == moves
     board = arena("leaderboard", "pg", "--db", url, cwd=tmp_path)
@@ -148,13 +149,13 @@ def test_a_database_of_the_schema_before_machines_is_brought_up_to_date(store_ur
     with sessions.begin() as session:
         columns = {c["name"] for c in inspect(session.connection()).get_columns("games")}
         version = session.scalar(text("SELECT version FROM schema_version"))
-        finished = session.scalar(select(func.count()).select_from(Game).where(Game.status == "finished"))
+        finished = session.scalar(select(func.count()).select_from(GameRow).where(GameRow.status == "finished"))
     assert {"node", "cpu", "clock", "time_scale"} <= columns
     assert (version, finished) == (SCHEMA_VERSION, 12)
 
 
 def test_deleting_a_tournament_removes_exactly_its_rows(store_url):
-    from arena.store.models import delete_tournament, tournament_contents
+    from arena.store.writes import delete_tournament, tournament_contents
 
     synthesize(store_url, teams=4, game="tictactoe", stages=[{"name": "league"}], name="gone")
     synthesize(store_url, teams=4, game="tictactoe", stages=[{"name": "league"}], name="kept")

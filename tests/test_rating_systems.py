@@ -14,9 +14,8 @@ from arena.errors import ConfigError
 from arena.results.lookup import find_tournament
 from arena.results.report import write_report
 from arena.results.tournament_results import load_results
+from tests.builders import create, league_config, play_league, play_stage, set_status
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results import league_config, play_league
-from tests.test_results_db import create, play_stage, set_status
 
 OPENSKILL = {"system": "openskill"}
 

@@ -16,10 +16,9 @@ from sqlalchemy import delete, update
 
 from arena.games import get_game
 from arena.results.replay import ReplayError, load_replay, replay_record
-from arena.store.models import Game, Move
+from arena.store.models import GameRow, MoveRow
+from tests.builders import DRAW, FIRST_LEGAL, O_WINS, X_WINS, create, play_stage, scripted, set_status
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results import DRAW, O_WINS, X_WINS
-from tests.test_results_db import FIRST_LEGAL, create, play_stage, scripted, set_status
 
 TTT = get_game("tictactoe")
 #: game id -> (moves, forfeit) of the two-team tictactoe match the tests tamper with
@@ -55,12 +54,12 @@ def tamper(sessions, game_id: int, **changes) -> None:
         for key, value in changes.items():
             if key.startswith("ply_"):
                 session.execute(
-                    update(Move).where(Move.game_id == game_id, Move.ply == int(key[4:])).values(move=value)
+                    update(MoveRow).where(MoveRow.game_id == game_id, MoveRow.ply == int(key[4:])).values(move=value)
                 )
             elif key == "seat_of_ply_1":
-                session.execute(update(Move).where(Move.game_id == game_id, Move.ply == 1).values(seat=value))
+                session.execute(update(MoveRow).where(MoveRow.game_id == game_id, MoveRow.ply == 1).values(seat=value))
             else:
-                session.execute(update(Game).where(Game.id == game_id).values(**{key: value}))
+                session.execute(update(GameRow).where(GameRow.id == game_id).values(**{key: value}))
 
 
 def replayed(sessions, game_id: int):
@@ -143,7 +142,7 @@ def test_a_forfeit_by_the_seat_not_to_move_is_caught():
 def test_a_missing_move_is_caught_by_the_ply_count(match):
     _, sessions = match
     with sessions.begin() as session:
-        session.execute(delete(Move).where(Move.game_id == 2, Move.ply == 9))
+        session.execute(delete(MoveRow).where(MoveRow.game_id == 2, MoveRow.ply == 9))
     assert replayed(sessions, 2).problem == "the game says it has 9 moves, but 8 are stored"
 
 

@@ -17,10 +17,9 @@ from arena.results.lookup import find_tournament
 from arena.results.report import team_file, write_report
 from arena.results.tournament_results import load_results
 from arena.store.database import open_store
-from arena.store.models import Move
+from arena.store.models import MoveRow
+from tests.builders import create, league_config, play_league, play_stage, set_status, synthesize
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results import league_config, play_league
-from tests.test_results_db import create, play_stage, set_status, synthesize
 
 #: the most a game page may weigh: one game's positions, not the database
 GAME_PAGE_LIMIT = 64 * 1024
@@ -176,7 +175,7 @@ def test_each_team_page_shows_its_final_place_and_the_tie_break_that_decided_it(
 def test_a_record_that_does_not_replay_is_flagged_everywhere(tmp_path, league_db):
     _url, sessions = league_db
     with sessions.begin() as session:
-        session.execute(update(Move).where(Move.game_id == 1, Move.ply == 3).values(move="3"))
+        session.execute(update(MoveRow).where(MoveRow.game_id == 1, MoveRow.ply == 3).values(move="3"))
     written = write_report(sessions, None, tmp_path / "site")
     assert written.problems == ["game 1 does not re-play: ply 3: 3 is illegal in tictactoe: cell 3 is occupied"]
     assert "This record does not re-play through the engine: ply 3" in (tmp_path / "site/games/1.html").read_text()

@@ -15,8 +15,7 @@ from arena.results.tables import EloLine
 from arena.results.tournament_results import LOS_TEAMS, load_results
 from arena.stats.elo import fit_elo
 from arena.store.database import open_store
-from tests.test_results import league_config, play_league
-from tests.test_results_db import create, play_stage, set_status, synthesize
+from tests.builders import create, league_config, play_league, play_stage, set_status, synthesize
 
 
 def site_of(tmp_path, url: str, name: str):

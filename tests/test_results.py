@@ -8,50 +8,24 @@ import trueskill
 from sqlalchemy import select
 
 from arena.errors import ArenaError
-from arena.games import get_game
 from arena.results.lookup import UnknownGameIdError, UnknownTournamentError, find_game, find_tournament
 from arena.results.tournament_results import describe_status, load_results
 from arena.store.database import open_store
-from arena.store.models import Game
-from tests.test_results_db import FIRST_LEGAL, create, play_stage, scripted, set_status, synthesize
-
-TTT = get_game("tictactoe")
-X_WINS = ["0", "3", "1", "4", "2"]  # x: the top row
-O_WINS = ["0", "3", "1", "4", "8", "5"]  # o: the middle row
-DRAW = ["0", "1", "2", "4", "3", "5", "7", "6", "8"]
-#: each team's wall time a move (ms); D's last move of game 6 takes 30 ms
-PACE = {"A": 2.0, "B": 4.0, "C": 6.0, "D": 8.0}
-#: game id -> (first, second, moves, forfeit); the schedule of a 4-team round robin dealt in order:
-#: A beats D; B (o) beats C; C beats A; B beats D, D timing out on its first move; A beats B;
-#: D and C draw
-LEAGUE = {
-    1: ("A", "D", X_WINS, None),
-    2: ("C", "B", O_WINS, None),
-    3: ("C", "A", X_WINS, None),
-    4: ("B", "D", ["4"], "timeout"),
-    5: ("A", "B", X_WINS, None),
-    6: ("D", "C", DRAW, None),
-}
-
-
-def league_config(name: str = "league", **extra) -> dict:
-    return {
-        "name": name,
-        "game": "tictactoe",
-        "seed": 5,
-        "bots": {t: {"path": FIRST_LEGAL} for t in "ABCD"},
-        "stages": [{"name": "league", "seeding": "order", "games_per_pair": 1}],
-        **extra,
-    }
-
-
-def play_league(row, first, second):
-    want_first, want_second, moves, forfeit = LEAGUE[row.id]
-    assert (first, second) == (want_first, want_second), "the schedule is not the one the tests assume"
-    times = [PACE[(first, second)[ply % 2]] for ply in range(len(moves))]
-    if row.id == 6:
-        times[-1] = 30.0
-    return scripted(TTT, row.id, moves, forfeit=forfeit, times=times)
+from arena.store.models import GameRow
+from tests.builders import (
+    FIRST_LEGAL,
+    LEAGUE,
+    O_WINS,
+    TTT,
+    X_WINS,
+    create,
+    league_config,
+    play_league,
+    play_stage,
+    scripted,
+    set_status,
+    synthesize,
+)
 
 
 @pytest.fixture
@@ -125,10 +99,10 @@ def test_ratings_do_not_depend_on_the_order_games_were_stored(tmp_path, league):
     _, found = league
     sessions, tid = create(f"sqlite:///{tmp_path / 'reversed.db'}", league_config())
     with sessions.begin() as session:  # the games finish in reverse order
-        from arena.store.models import save_record
+        from arena.store.writes import save_record
 
         for game_id in sorted(LEAGUE, reverse=True):
-            row = session.get(Game, game_id)
+            row = session.get(GameRow, game_id)
             save_record(session, play_league(row, *LEAGUE[game_id][:2]))
     set_status(sessions, tid, "finished")
     with sessions.begin() as session:
@@ -270,7 +244,7 @@ def test_course_points_are_summed_where_the_game_has_them(tmp_path):
     sessions = open_store(url)
     with sessions.begin() as session:
         found = load_results(session, find_tournament(session))
-        rows = list(session.scalars(select(Game)))
+        rows = list(session.scalars(select(GameRow)))
     for line in found.leaderboard:
         own = [
             (g.points0 if found.team(line.team).entry_id == g.seat0 else g.points1)

@@ -6,9 +6,8 @@ import json
 
 from arena.results.lookup import find_tournament
 from arena.results.tournament_results import load_results
+from tests.builders import create, league_config, play_league, play_stage
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results import league_config, play_league
-from tests.test_results_db import create, play_stage
 
 
 def invoke(*args: str):

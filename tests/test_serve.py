@@ -7,20 +7,18 @@ from __future__ import annotations
 
 import re
 import signal
-import socket
 import sqlite3
 import threading
-import time
 from contextlib import closing
 from pathlib import Path
 
-import httpx
 import pytest
 from starlette.testclient import TestClient
 
 from arena.errors import ArenaError
 from arena.web.server import build
 from tests.fixtures.harnesskit import arena, start_arena, stop
+from tests.fixtures.servekit import answer, free_port
 
 LOCAL = "http://127.0.0.1"
 HOSTILE = "<script>alert(1)</script>"
@@ -199,23 +197,6 @@ def test_the_choice_lists_the_builtin_bots_of_each_game(league_url):
 
 
 # ---------------------------------------------------------------- the command
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def answer(address: str, patience: float = 60.0) -> httpx.Response:
-    """``address`` fetched once the server answers."""
-    deadline = time.monotonic() + patience
-    while True:
-        try:
-            return httpx.get(address, timeout=10)
-        except httpx.TransportError:
-            assert time.monotonic() < deadline, "arena serve did not answer"
-            time.sleep(0.2)
 
 
 def test_arena_serve_says_where_it_serves_and_stops_on_ctrl_c(league_url, tmp_path):

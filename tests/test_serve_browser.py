@@ -20,7 +20,7 @@ from arena.core.live import read_live
 from arena.results.lookup import find_tournament
 from arena.results.tournament_results import load_results
 from arena.store.database import open_store
-from arena.store.models import Game, Move
+from arena.store.models import GameRow, MoveRow
 from arena.web.server import build
 from tests.fixtures.harnesskit import BOTS, start_arena, stop
 from tests.fixtures.servekit import serving
@@ -143,11 +143,12 @@ def legal_shown(tab) -> list[str]:
     return tab.eval_on_selector_all("#board rect.cell.legal", "cells => cells.map(c => c.dataset.move)")
 
 
-def stored(url: str) -> list[tuple[Game, list[str]]]:
+def stored(url: str) -> list[tuple[GameRow, list[str]]]:
     with open_store(url, read_only=True)() as session:
-        games = list(session.scalars(select(Game).order_by(Game.id)))
+        games = list(session.scalars(select(GameRow).order_by(GameRow.id)))
         return [
-            (g, list(session.scalars(select(Move.move).where(Move.game_id == g.id).order_by(Move.ply)))) for g in games
+            (g, list(session.scalars(select(MoveRow.move).where(MoveRow.game_id == g.id).order_by(MoveRow.ply))))
+            for g in games
         ]
 
 
@@ -259,7 +260,7 @@ def test_a_game_page_shows_the_moves_of_a_game_in_progress_as_they_are_played(pa
             assert run.wait(timeout=180) == 0
             page.wait_for_function("() => document.querySelector('#result').textContent.includes('wins')", timeout=WAIT)
             with open_store(url, read_only=True)() as session:
-                moves = list(session.scalars(select(Move.move).where(Move.game_id == 1).order_by(Move.ply)))
+                moves = list(session.scalars(select(MoveRow.move).where(MoveRow.game_id == 1).order_by(MoveRow.ply)))
             texts = page.eval_on_selector_all("#moves li .mv", "items => items.map(i => i.textContent)")
             assert texts == moves
             assert page.get_attribute("#board svg", "data-ply") == str(len(moves))  # it followed to the end

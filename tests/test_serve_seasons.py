@@ -9,7 +9,6 @@ import re
 import signal
 import sqlite3
 from contextlib import closing
-from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
@@ -21,12 +20,9 @@ from arena.store.database import open_store
 from arena.store.seasons import add_teams
 from arena.web.server import build
 from tests.fixtures.harnesskit import arena, start_arena, stop
-from tests.test_serve import answer, free_port
+from tests.fixtures.servekit import CRASHING, RANDOM_BOT, answer, free_port
 
-RANDOM_BOT = (Path(__file__).resolve().parent.parent / "bots" / "randombot.py").read_bytes()
 HOSTILE = "<script>alert(1)</script>"
-# fails its validation at its first move, its stderr holding a script
-CRASHING = b'GAMES = ["tictactoe"]\n\n\ndef move(state, clock):\n    raise ValueError("<script>alert(1)</script>")\n'
 API = "/api/seasons/spring/submissions"
 
 

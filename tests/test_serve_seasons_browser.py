@@ -14,8 +14,7 @@ from arena.store.database import open_store
 from arena.store.seasons import add_teams
 from arena.web.server import build
 from tests.fixtures.harnesskit import start_arena, stop
-from tests.fixtures.servekit import serving
-from tests.test_serve_seasons import CRASHING, RANDOM_BOT
+from tests.fixtures.servekit import CRASHING, RANDOM_BOT, serving
 
 pytestmark = pytest.mark.slow
 

@@ -27,8 +27,8 @@ from arena.games import get_game
 from arena.results.lookup import find_tournament
 from arena.results.tournament_results import load_results
 from arena.store.database import open_store
+from tests.builders import scripted
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results_db import scripted
 
 ROOT = Path(__file__).resolve().parent.parent
 TTT = get_game("tictactoe")

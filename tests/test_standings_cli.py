@@ -11,9 +11,8 @@ import sqlite3
 
 import pytest
 
+from tests.builders import FIRST_LEGAL, O_WINS, TTT, X_WINS, create, league_config, play_stage, scripted, set_status
 from tests.fixtures.harnesskit import run_arena
-from tests.test_results import O_WINS, TTT, X_WINS, league_config
-from tests.test_results_db import FIRST_LEGAL, create, play_stage, scripted, set_status
 
 #: the fixed league of tests/test_results.py: A and B score 2 with two wins each, A beating B;
 #: C 1.5; D 0.5, with a timeout

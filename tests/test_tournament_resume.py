@@ -21,6 +21,7 @@ from tests.fixtures.harnesskit import (
     BOTS,
     TournamentFolder,
     arena,
+    children,
     finished_games,
     processes_mentioning,
     stop,
@@ -116,19 +117,6 @@ def test_the_reference_run_is_complete(reference):
     assert len(reference) == TOTAL
     assert {r[1] for r in reference} == {0, 1}
     assert all(r[5] == "finished" and r[7] == "normal" for r in reference)
-
-
-def children(pid: int) -> list[int]:
-    """The pids of the running processes whose parent is ``pid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if entry.name.isdigit() and int(fields[1]) == pid and fields[0] not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
 
 
 def test_a_worker_killed_in_the_middle_of_a_run_is_replaced_and_its_game_played_again(tmp_path, reference):

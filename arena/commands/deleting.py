@@ -22,7 +22,7 @@ def delete(
     only it declared (registered bots stay). Refused while a run of it is going on."""
     from arena.contests.tournament import run_lock
     from arena.results.lookup import find_tournament
-    from arena.store.models import delete_tournament, tournament_contents
+    from arena.store.writes import delete_tournament, tournament_contents
 
     with sessions(db, read_only=True).begin() as session:  # a name that is not there makes nothing
         tournament = find_tournament(session, name)

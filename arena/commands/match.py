@@ -3,7 +3,6 @@ match once it decides (``arena.contests.match``)."""
 
 from __future__ import annotations
 
-import logging
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -61,9 +60,9 @@ def match(
     tournament (arena leaderboard, report, replay)."""
     from pydantic import ValidationError
 
-    from arena.commands.running import log_file, setup_logging
     from arena.contests.config import GameDef, TimeDef
     from arena.contests.match import Duel, default_name, match_config, side
+    from arena.contests.run import log_file, logging_to
     from arena.errors import ConfigError
     from arena.runners.local import LocalRunner
     from arena.stats.sprt import parse_settings
@@ -96,24 +95,22 @@ def match(
         raise ConfigError(f"{what}: {problem['msg'].removeprefix('Value error, ')}") from None
     duel = Duel(config, settings, store, Path.cwd())
     runner = LocalRunner(workers)
-    handler = setup_logging(log_file(db, config.name))
-    try:
-        duel.prepare()
-        warn_if_root()
-        first_team, second_team = duel.teams
-        test = "" if settings is None else f"; SPRT {settings.text()}"
-        say(
-            f"Match {first_team} vs {second_team}: {config.game.name}, up to {games} games in pairs (seats "
-            f"swapped), {config.time.control().describe()}, {runner.workers} workers{test}; stored as "
-            f"tournament {config.name!r}."
-        )
-        start = time.monotonic()
-        score = duel.run(runner, lambda score: say(pair_line(score, first_team)))
-    except KeyboardInterrupt:
-        say(f"stopped; the games played are stored as tournament {config.name!r}")
-        raise typer.Exit(130) from None
-    finally:
-        logging.getLogger("arena").removeHandler(handler)
+    with logging_to(log_file(db, config.name)):
+        try:
+            duel.prepare()
+            warn_if_root()
+            first_team, second_team = duel.teams
+            test = "" if settings is None else f"; SPRT {settings.text()}"
+            say(
+                f"Match {first_team} vs {second_team}: {config.game.name}, up to {games} games in pairs (seats "
+                f"swapped), {config.time.control().describe()}, {runner.workers} workers{test}; stored as "
+                f"tournament {config.name!r}."
+            )
+            start = time.monotonic()
+            score = duel.run(runner, lambda score: say(pair_line(score, first_team)))
+        except KeyboardInterrupt:
+            say(f"stopped; the games played are stored as tournament {config.name!r}")
+            raise typer.Exit(130) from None
     say(f"{final_line(score, first_team, second_team)} ({time.monotonic() - start:.1f} s)")
     if duel.unplayable:
         say(f"{len(duel.unplayable)} game(s) could not be timed fairly (the machine was too busy) and were left out.")

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 import shlex
 import time
 from collections.abc import Callable
-from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,9 +18,11 @@ if TYPE_CHECKING:
     from rich.progress import Progress as Bar
     from rich.progress import TaskID
 
-    from arena.contests.config import ClusterDef
+    from arena.contests.config import ClusterDef, TournamentDef
+    from arena.contests.run import RunHeader
     from arena.contests.tournament import Progress
-    from arena.runners.dask_runner import DaskRunner
+    from arena.core.records import GameRecord
+    from arena.store.writes import Contents
 
 app = typer.Typer()
 
@@ -77,12 +77,8 @@ def run(
 
     from arena.contests.config import load_config
     from arena.contests.preflight import check_tournament
-    from arena.contests.stages import expected_games
-    from arena.contests.tournament import Progress, TournamentRun, run_lock
-    from arena.core.live import live_folder
+    from arena.contests.run import log_file, run_tournament
     from arena.errors import ConfigError
-    from arena.runners.local import LocalRunner
-    from arena.store.models import delete_tournament
 
     check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
     config, text = load_config(file)
@@ -93,100 +89,110 @@ def run(
             raise ConfigError(f"--name {name!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     base = file.resolve().parent
     where = cluster_def(config.cluster, cluster, scale_time, (tls_ca_file, tls_cert, tls_key))
-    starting = Once(warn_if_root)
     if check:
-        found = check_tournament(config, base, lambda: sessions(db, read_only=True), starting)
+        found = check_tournament(config, base, lambda: sessions(db, read_only=True), Once(warn_if_root))
         _warn(found.warnings)
         if found.problems:
             raise found.error(str(file))
         out().print(f"ok: {found.bots} bots of {found.teams} teams checked", markup=False, highlight=False)
         return
-    log = logging.getLogger("arena")
-    with run_lock(db, config.name) as stale, ExitStack() as closing:
-        # a database not made yet is not made for a tournament that cannot start
-        existing = sessions(db, create=False)
-        if not restart:  # refused at once if it cannot be resumed, before its bots are checked
-            TournamentRun(config, text, existing, base, workers).check_resumable()
-        found = check_tournament(config, base, lambda: existing, starting)
-        _warn(found.warnings)
-        if found.problems:
-            raise found.error(str(file))
-        # the cluster is reached before anything is stored: a run that cannot play stores nothing
-        remote = None if where is None else closing.enter_context(cluster_runner(where))
-        store, removed = sessions(db), None
-        if restart:
-            with store.begin() as session:
-                removed = delete_tournament(session, config.name)
-            if removed is not None and not quiet:
-                out().print(
-                    f"Deleted the stored tournament {printable(repr(config.name))}: {removed.describe()}",
-                    markup=False,
-                    highlight=False,
-                )
-        tournament_run = TournamentRun(config, text, store, base, workers)
-        _tournament, resumed = tournament_run.prepare()
-        starting()
-        path = log_file(db, config.name)
-        handler = setup_logging(path)
-        # paces are measured on this machine: a cluster's nodes are others (docs/cluster.md)
-        paced = tournament_run.pace(lambda count: _measuring(count, quiet, log)) if remote is None else None
-        log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
-        if removed is not None:
-            log.info("the stored tournament of this name was deleted first: %s", removed.describe())
-        if stale:
-            note = f"the last run of this tournament ({stale}) stopped without finishing; taking over its lock"
-            log.warning(note)
-            if not quiet:
-                err().print(f"note: {note}", markup=False, highlight=False)
-        progress = Progress(expected_games(config))
-        runner: LocalRunner | DaskRunner
-        if remote is None:
-            runner = LocalRunner(tournament_run.workers, pin=pin, live=live_folder(db))
-            placing, playing = f"CPUs: {runner.pinning}", f"{tournament_run.workers} workers"
-        else:
-            runner = remote
-            placing = playing = runner.describe()
-        isolation, control = _isolation(), config.time.control().describe()
-        if config.time.clock == "cpu" and config.time.pace:
-            control += f"; {paced.describe() if paced else 'no paces on a cluster'}"
-        log.info("time: %s; %s; bots: %s", control, placing, isolation)
-        if not quiet:
+    path = log_file(db, config.name)
+    shown = Shown(config, quiet, path)
+    try:
+        final = run_tournament(
+            config,
+            text,
+            db,
+            base,
+            workers=workers,
+            pin=pin,
+            cluster=where,
+            restart=restart,
+            listener=shown,
+            log_file=path,
+            source=str(file),
+        )
+    except KeyboardInterrupt:
+        again = shlex.join(
+            [
+                "arena",
+                "run",
+                str(file),
+                *(["--name", name] if name else []),
+                *(["--db", db] if db != DEFAULT_DB else []),
+            ]
+        )
+        err().print(f"stopped; run '{again}' again to resume where it stopped", markup=False)
+        raise typer.Exit(130) from None
+    finally:
+        shown.close()
+    if not quiet:
+        elapsed = time.monotonic() - (shown.started or time.monotonic())
+        replays = f", {final.replays} replayed for an overloaded machine" if final.replays else ""
+        out().print(
+            f"Finished: {final.done} games, {final.forfeits} forfeits{replays}, {elapsed:.1f} s in this "
+            f"run. See 'arena leaderboard {config.name}'.",
+            highlight=False,
+            markup=False,
+        )
+        for reason in final.void_reasons[:5]:
+            out().print(f"  replayed: {reason}", highlight=False, markup=False)
+
+
+class Shown:
+    """A run as the terminal shows it: warnings and notes on stderr, the header, then a progress
+    bar (or a line every few seconds when the output is not a terminal)."""
+
+    def __init__(self, config: TournamentDef, quiet: bool, log: Path) -> None:
+        self.name, self.game, self.quiet, self.log = config.name, config.game.name, quiet, log
+        self.root_warning = Once(warn_if_root)
+        self.display = ProgressDisplay(quiet)
+        self.started: float | None = None
+        self.update: Callable[[Progress, float], None] = lambda progress, start: None
+
+    def starting(self) -> None:
+        self.root_warning()
+
+    def warnings(self, lines: list[str]) -> None:
+        _warn(lines)
+
+    def deleted(self, contents: Contents) -> None:
+        if not self.quiet:
+            say = f"Deleted the stored tournament {printable(repr(self.name))}: {contents.describe()}"
+            out().print(say, markup=False, highlight=False)
+
+    def taking_over(self, holder: str) -> None:
+        if not self.quiet:
+            note = f"the last run of this tournament ({holder}) stopped without finishing; taking over its lock"
+            err().print(f"note: {note}", markup=False, highlight=False)
+
+    def measuring(self, count: int) -> None:
+        if not self.quiet:
+            what = f"measuring the pace of {count} bot{'s' if count != 1 else ''} on this machine (once; stored)"
+            err().print(f"note: {what}", markup=False, highlight=False)
+
+    def header(self, header: RunHeader) -> None:
+        self.started = time.monotonic()
+        if not self.quiet:
             out().print(
-                f"{'Resuming' if resumed else 'Running'} [bold]{escape(config.name)}[/]: {config.game.name}, "
-                f"{len(config.team_bots())} teams, {progress.total} games, {escape(playing)} "
-                f"(log: {escape(str(path))})",
+                f"{'Resuming' if header.resumed else 'Running'} [bold]{escape(self.name)}[/]: {escape(self.game)}, "
+                f"{header.teams} teams, {header.games} games, {escape(header.playing)} "
+                f"(log: {escape(str(self.log))})",
                 highlight=False,
             )
-            out().print(f"  time: {control}; {placing}\n  bots: {isolation}", highlight=False, markup=False)
-        start = time.monotonic()
-        try:
-            with ProgressDisplay(quiet) as update:
-                final = tournament_run.run(runner, on_record=lambda record, p: update(p, start), progress=progress)
-        except KeyboardInterrupt:
-            again = shlex.join(
-                [
-                    "arena",
-                    "run",
-                    str(file),
-                    *(["--name", name] if name else []),
-                    *(["--db", db] if db != DEFAULT_DB else []),
-                ]
-            )
-            err().print(f"stopped; run '{again}' again to resume where it stopped", markup=False)
-            raise typer.Exit(130) from None
-        finally:
-            log.removeHandler(handler)
-        if not quiet:
-            elapsed = time.monotonic() - start
-            replays = f", {final.replays} replayed for an overloaded machine" if final.replays else ""
             out().print(
-                f"Finished: {final.done} games, {final.forfeits} forfeits{replays}, {elapsed:.1f} s in this "
-                f"run. See 'arena leaderboard {config.name}'.",
+                f"  time: {header.time}; {header.placing}\n  bots: {header.isolation}",
                 highlight=False,
                 markup=False,
             )
-            for reason in final.void_reasons[:5]:
-                out().print(f"  replayed: {reason}", highlight=False, markup=False)
+        self.update = self.display.__enter__()
+
+    def record(self, record: GameRecord, progress: Progress) -> None:
+        self.update(progress, self.started or time.monotonic())
+
+    def close(self) -> None:
+        if self.started is not None:
+            self.display.__exit__(None, None, None)
 
 
 def cluster_def(
@@ -220,24 +226,6 @@ def cluster_def(
         ) from None
 
 
-def cluster_runner(where: ClusterDef) -> DaskRunner:
-    """The runner of the cluster ``where`` (it connects when entered); ``ConfigError`` if Dask
-    is not installed."""
-    from arena.errors import ConfigError
-
-    try:
-        from arena.runners.dask_node import TlsFiles
-        from arena.runners.dask_runner import DaskRunner
-    except ImportError as error:
-        raise ConfigError(
-            f"a cluster needs Dask's distributed package ({error}): pip install 'arena[cluster]'"
-        ) from None
-    tls = None
-    if where.tls_ca_file and where.tls_cert and where.tls_key:
-        tls = TlsFiles(where.tls_ca_file, where.tls_cert, where.tls_key)
-    return DaskRunner(where.address, tls, where.scale_time)
-
-
 class Once:
     """A function called at most once, however often this is called (the root warning: said
     once, before the first bot starts)."""
@@ -251,53 +239,10 @@ class Once:
             function()
 
 
-def _measuring(count: int, quiet: bool, log: logging.Logger) -> None:
-    """Say that the paces of ``count`` bots are being measured (arena/runners/pace.py)."""
-    what = f"measuring the pace of {count} bot{'s' if count != 1 else ''} on this machine (once; stored)"
-    log.info(what)
-    if not quiet:
-        err().print(f"note: {what}", markup=False, highlight=False)
-
-
 def _warn(warnings: list[str]) -> None:
     """Print the pre-flight check's warnings, one a line, on stderr."""
     for line in warnings:
         err().print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
-
-
-def log_file(db: str, name: str) -> Path:
-    """Where a tournament's log goes: beside the database file (or in ./db)."""
-    from sqlalchemy.engine import make_url
-
-    url = make_url(db)
-    beside = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
-    folder = Path(url.database).parent if beside and url.database else Path("db")
-    folder.mkdir(parents=True, exist_ok=True)
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-    return folder / f"{safe}.log"
-
-
-def setup_logging(path: Path) -> logging.Handler:
-    """Log the harness (workers included, through multiprocessing-logging) to ``path``."""
-    import multiprocessing_logging
-
-    handler = logging.FileHandler(path)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
-    logger = logging.getLogger("arena")
-    logger.setLevel(logging.INFO)
-    logger.addHandler(handler)
-    multiprocessing_logging.install_mp_handler(logger)
-    return handler
-
-
-def _isolation() -> str:
-    """How bots are kept apart and measured on this system, in one line."""
-    from arena.sandbox.cgroups import support
-
-    found = support()
-    if found is None:
-        return "no control groups here: process groups, /proc scans and a child subreaper"
-    return found.describe()
 
 
 class ProgressDisplay:

@@ -123,7 +123,8 @@ def ladder(
     import os
     from contextlib import ExitStack
 
-    from arena.commands.running import cluster_def, cluster_runner
+    from arena.commands.running import cluster_def
+    from arena.contests.run import cluster_runner
     from arena.contests.season import play_ladder
     from arena.core.job import GameRunner
     from arena.runners.local import LocalRunner

@@ -21,10 +21,10 @@ class SmokeDisplay(SmokeProgress):
         self.console = err()
         self.live: Live | None = None
 
-    def started(self, game: str, seat: str, clock: TimeControl) -> None:
+    def started(self, game: str, seat: str, control: TimeControl) -> None:
         """A line saying what the game is."""
         self.console.print(
-            f"smoke game of {game} against random, the bot as {seat}, {clock.describe()}:",
+            f"smoke game of {game} against random, the bot as {seat}, {control.describe()}:",
             markup=False,
             highlight=False,
         )

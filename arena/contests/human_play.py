@@ -26,8 +26,8 @@ from arena.core.timing import SeatClock, TimeControl
 from arena.errors import ArenaError
 from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
 from arena.runners.worker import GameWorker
-from arena.store.models import PLAY_HASH, Base, Bot, Entry, Tournament, count, get_row, save_record
-from arena.store.models import Game as GameRow
+from arena.store.models import PLAY_HASH, Base, Bot, Entry, GameRow, Tournament, count, get_row
+from arena.store.writes import PlannedGame, add_entry, add_game, add_tournament, save_record
 
 HELP = """commands: a move in the game's notation, or
   moves   list the legal moves          hint    ask the bot what it would play here
@@ -86,7 +86,7 @@ class HumanPlayer(Player):
         self.stdout.write(text + "\n")
         self.stdout.flush()
 
-    def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+    def start_game(self, game: Game, seat: int, seed: int, control: TimeControl) -> None:
         self.game, self.seat = game, seat
         if not self.taking_back:
             self.moves, self.movers, self.own_moves = [], [], 0
@@ -173,14 +173,14 @@ class HumanPlayer(Player):
             return f"no hint: {error}"
 
 
-def bot_hint(worker: GameWorker, spec: BotSpec, game: Game, seat: int, clock: TimeControl) -> Hint:
+def bot_hint(worker: GameWorker, spec: BotSpec, game: Game, seat: int, control: TimeControl) -> Hint:
     """A hint source: a fresh process of the bot, put in the person's seat and position."""
 
     def hint(state: State, moves: list[str]) -> str:
         helper = worker.player(spec)
         try:
-            helper.start_game(game, seat, random.randrange(1 << 62), clock)
-            return helper.request_move(state, moves, clock.seat()).text
+            helper.start_game(game, seat, random.randrange(1 << 62), control)
+            return helper.request_move(state, moves, control.seat()).text
         finally:
             helper.close()
 
@@ -202,42 +202,26 @@ def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int
     name = f"play {game.name} {safe} v{bot.version}"
     tournament = _one(session, Tournament, name=name)
     if tournament is None:
-        tournament = Tournament(
-            name=name,
-            game=game.spec(),
-            config_text=f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
-            config_hash=PLAY_HASH,
-            config={"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
-            seed=0,
+        tournament = add_tournament(
+            session,
+            name,
+            game.spec(),
+            {"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
+            f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
+            PLAY_HASH,
             status="running",
-            stages=1,
         )
-        session.add(tournament)
     session.flush()
     entries: dict[str, int] = {}
     for team, player in (("human", human), (bot.name, bot)):
         entry = _one(session, Entry, tournament_id=tournament.id, team=team)
         if entry is None:
-            number = count(session, Entry, Entry.tournament_id == tournament.id) + 1
-            entry = Entry(tournament_id=tournament.id, team=team, bot_id=player.id, number=number)
-            session.add(entry)
-            session.flush()
+            entry = add_entry(session, tournament.id, team, player.id)
         entries[team] = entry.id
     played = count(session, GameRow, GameRow.tournament_id == tournament.id)
     seats = (entries["human"], entries[bot.name]) if human_seat == 0 else (entries[bot.name], entries["human"])
-    row = GameRow(
-        tournament_id=tournament.id,
-        stage=0,
-        pool=0,
-        round=played,
-        number=played,
-        seat0=seats[0],
-        seat1=seats[1],
-        seed=derive_seed("play", time.time_ns()),
-    )
-    session.add(row)
-    session.flush()
-    return row.id
+    seed = derive_seed("play", time.time_ns())
+    return add_game(session, tournament.id, PlannedGame(0, 0, played, played, seats[0], seats[1], seed))
 
 
 def find_opponent(session: Session, bot: str, params: dict[str, Any], base: Path) -> Bot:
@@ -276,7 +260,7 @@ def play_against(
     bot: Bot,
     spec: BotSpec,
     human_seat: int,
-    clock: TimeControl,
+    control: TimeControl,
     stdin: LineSource,
     stdout: LineSink,
     watch: Watcher | None = None,
@@ -290,11 +274,11 @@ def play_against(
             game_id = prepare_game(session, game, bot, human_seat)
         seed = get_row(session, GameRow, game_id).seed
     with GameWorker() as worker:
-        human = HumanPlayer(stdin, stdout, hint=bot_hint(worker, spec, game, human_seat, clock))
+        human = HumanPlayer(stdin, stdout, hint=bot_hint(worker, spec, game, human_seat, control))
         opponent = worker.player(spec)
         players = (human, opponent) if human_seat == 0 else (opponent, human)
         try:
-            record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), clock, game_id, watch)
+            record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), control, game_id, watch)
         finally:
             opponent.close()
     if record.voided is not None:  # nobody to play it again with: it ends without a result

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 import yaml
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.contests import roster
@@ -39,14 +39,15 @@ from arena.stats.sprt import PENTANOMIAL, SprtSettings, SprtState
 from arena.store.models import (
     Bot,
     Entry,
-    Game,
+    GameRow,
     GameVoid,
-    Move,
+    MoveRow,
     PoolEntry,
     Tournament,
     count,
     get_row,
 )
+from arena.store.writes import PlannedGame, add_entry, add_games, add_pool, add_tournament
 
 #: the stage a match's games are stored in
 STAGE = "match"
@@ -203,62 +204,45 @@ class Duel:
                     f"tournament {config.name!r} already exists; choose another name with --name "
                     "(a match is stored as a tournament of its own)"
                 )
-            tournament = Tournament(
-                name=config.name,
-                game=config.game.model_dump(),
-                config_text=_config_text(config),
-                config_hash=config.digest(),
-                config=config.model_dump(mode="json"),
+            tournament = add_tournament(
+                session,
+                config.name,
+                config.game.model_dump(),
+                config.model_dump(mode="json"),
+                _config_text(config),
+                config.digest(),
                 seed=config.seed,
-                stages=1,
                 status="running",
                 started_at=time.time(),
             )
-            session.add(tournament)
-            session.flush()
             entries = []
-            for number, (team, ref) in enumerate(config.team_bots().items(), 1):
+            for team, ref in config.team_bots().items():
                 bot = roster.resolve_team_bot(session, config, team, ref, self.base)
-                entry = Entry(tournament_id=tournament.id, team=team, bot_id=bot.id, number=number)
-                session.add(entry)
-                session.flush()
+                entry = add_entry(session, tournament.id, team, bot.id)
                 entries.append(entry)
                 self.specs[entry.id] = roster.spec(bot, team, config.limits)
                 code_hashes[entry.id] = bot.code_hash
             first, second = entries
             self.teams = (first.team, second.team)
-            for order, entry in enumerate(entries):
-                session.add(PoolEntry(tournament_id=tournament.id, stage=0, pool=0, entry_id=entry.id, seed=order))
-            session.flush()
+            add_pool(session, tournament.id, 0, 0, [entry.id for entry in entries])
             planned = []
             for pair in range(self.pairs):
                 seed = derive_seed(config.seed, "pair", pair)
                 for turn, (seat0, seat1) in enumerate(((first, second), (second, first))):
-                    planned.append(
-                        {
-                            "tournament_id": tournament.id,
-                            "stage": 0,
-                            "pool": 0,
-                            "round": pair,
-                            "number": 2 * pair + turn,
-                            "seat0": seat0.id,
-                            "seat1": seat1.id,
-                            "seed": seed,
-                        }
-                    )
-            session.execute(insert(Game), planned)  # in ids of schedule order, as a tournament's
+                    planned.append(PlannedGame(0, 0, pair, 2 * pair + turn, seat0.id, seat1.id, seed))
+            add_games(session, tournament.id, planned)  # in ids of schedule order, as a tournament's
             self.tournament_id = tournament.id
             session.expunge(tournament)
             return tournament, code_hashes
 
     def jobs(self) -> list[GameJob]:
         """The match's games still to play, in order."""
-        clock = self.config.time.control()
+        control = self.config.time.control()
         game = self.config.game.model_dump()
         with self.sessions.begin() as session:
-            pending = (Game.tournament_id == self.tournament_id, Game.status != "finished")
-            rows = session.scalars(select(Game).where(*pending).order_by(Game.id))
-            return [GameJob(g.id, game, (self.specs[g.seat0], self.specs[g.seat1]), g.seed, clock) for g in rows]
+            pending = (GameRow.tournament_id == self.tournament_id, GameRow.status != "finished")
+            rows = session.scalars(select(GameRow).where(*pending).order_by(GameRow.id))
+            return [GameJob(g.id, game, (self.specs[g.seat0], self.specs[g.seat1]), g.seed, control) for g in rows]
 
     def run(self, runner: DrainableRunner, on_pair: Callable[[DuelScore], None] | None = None) -> DuelScore:
         """Play the match; ``on_pair`` is told the score after each pair. Once the test accepts
@@ -273,7 +257,7 @@ class Duel:
         halves: dict[int, dict[int, float]] = {}  # pair -> game number in the pair -> first bot's score
         pair_of: dict[int, tuple[int, int]] = {}
         with self.sessions.begin() as session:
-            for g in session.scalars(select(Game).where(Game.tournament_id == self.tournament_id)):
+            for g in session.scalars(select(GameRow).where(GameRow.tournament_id == self.tournament_id)):
                 pair_of[g.id] = (g.round, g.number % 2)
 
         def undecided() -> bool:
@@ -306,17 +290,19 @@ class Duel:
         with self.sessions.begin() as session:
             tournament = get_row(session, Tournament, self.tournament_id or 0)
             finished = session.execute(
-                select(Game.id, Game.round).where(Game.tournament_id == tournament.id, Game.status == "finished")
+                select(GameRow.id, GameRow.round).where(
+                    GameRow.tournament_id == tournament.id, GameRow.status == "finished"
+                )
             ).all()
             rounds = Counter(pair for _, pair in finished)
             halves = [game_id for game_id, pair in finished if rounds[pair] == 1]
-            session.execute(delete(Move).where(Move.game_id.in_(halves)))
-            unplayed = select(Game.id).where(
-                Game.tournament_id == tournament.id, (Game.status != "finished") | Game.id.in_(halves)
+            session.execute(delete(MoveRow).where(MoveRow.game_id.in_(halves)))
+            unplayed = select(GameRow.id).where(
+                GameRow.tournament_id == tournament.id, (GameRow.status != "finished") | GameRow.id.in_(halves)
             )
             session.execute(delete(GameVoid).where(GameVoid.game_id.in_(unplayed)))
-            session.execute(delete(Game).where(Game.id.in_(unplayed)))
-            played = count(session, Game, Game.tournament_id == tournament.id)
+            session.execute(delete(GameRow).where(GameRow.id.in_(unplayed)))
+            played = count(session, GameRow, GameRow.tournament_id == tournament.id)
             if not played:
                 session.execute(delete(PoolEntry).where(PoolEntry.tournament_id == tournament.id))
                 session.execute(delete(Entry).where(Entry.tournament_id == tournament.id))

@@ -85,8 +85,8 @@ class SmokeProgress:
     """What registration tells of its smoke games as they go (``arena register`` shows it);
     this one tells nobody."""
 
-    def started(self, game: str, seat: str, clock: TimeControl) -> None:
-        """A smoke game of ``game`` starts, the bot playing ``seat`` (its name) under ``clock``."""
+    def started(self, game: str, seat: str, control: TimeControl) -> None:
+        """A smoke game of ``game`` starts, the bot playing ``seat`` (its name) under ``control``."""
 
     def thinking(self, number: int) -> None:
         """The bot is asked for its move ``number`` (1: its first of the game)."""
@@ -141,10 +141,10 @@ def smoke_game(
     bot, random = worker.player(spec), worker.player(RANDOM)
     players = (bot, random) if seat == 0 else (random, bot)
     watch = _Watch(seat, smoke.moves, progress)
-    clock = TimeControl(move=smoke.move_time, grace=0.1, startup=STARTUP)
-    progress.started(game_name, game.SEATS[seat], clock)
+    control = TimeControl(move=smoke.move_time, grace=0.1, startup=STARTUP)
+    progress.started(game_name, game.SEATS[seat], control)
     try:
-        record = play_game(game, players, (derive_seed("smoke", 0), derive_seed("smoke", 1)), clock, watch=watch)
+        record = play_game(game, players, (derive_seed("smoke", 0), derive_seed("smoke", 1)), control, watch=watch)
     finally:
         for player in players:
             player.close()

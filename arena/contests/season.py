@@ -24,7 +24,7 @@ from arena.entrants.uploads import UploadError, unpack
 from arena.errors import ArenaError
 from arena.formats.ladder import InformationPairing, Ladder
 from arena.games import get_game_from_spec
-from arena.store.models import Bot, Entry, Game, Tournament, count
+from arena.store.models import Bot, Entry, GameRow, Tournament, count
 from arena.store.seasons import (
     Frozen,
     RateLimited,
@@ -42,6 +42,7 @@ from arena.store.seasons import (
     rate_limited,
     team_of_token,
 )
+from arena.store.writes import PlannedGame, add_entry, add_game, add_tournament
 
 #: times a submission is stored again after another one of its team took its version number
 TAKE_ATTEMPTS = 5
@@ -69,18 +70,15 @@ def create_season(
         if session.scalars(select(Tournament.id).where(Tournament.name == title)).first() is not None:
             raise SeasonError(f"a tournament named {title!r} exists already: the season's ladder needs that name")
         spec = game.model_dump()
-        tournament = Tournament(
-            name=title,
-            game=spec,
-            config_text=f"# the ladder of season {name!r}\n",
-            config_hash=SEASON_HASH,
-            config={"name": title, "game": spec, "scoring": "standard", "stages": [{"name": "ladder"}]},
-            seed=0,
+        tournament = add_tournament(
+            session,
+            title,
+            spec,
+            {"name": title, "game": spec, "scoring": "standard", "stages": [{"name": "ladder"}]},
+            f"# the ladder of season {name!r}\n",
+            SEASON_HASH,
             status="running",
-            stages=1,
         )
-        session.add(tournament)
-        session.flush()
         session.add(
             Season(
                 name=name,
@@ -246,15 +244,7 @@ def _finish(
         submission.status, submission.log, submission.path = status, log_tail(text), path
         if status == "active" and bot_id is not None:
             submission.bot_id = bot_id
-            number = count(session, Entry, Entry.tournament_id == season.tournament_id) + 1
-            entry = Entry(
-                tournament_id=season.tournament_id,
-                team=f"{team.name} v{submission.version}",
-                bot_id=bot_id,
-                number=number,
-            )
-            session.add(entry)
-            session.flush()
+            entry = add_entry(session, season.tournament_id, f"{team.name} v{submission.version}", bot_id)
             submission.entry_id = entry.id
             on = session.scalars(
                 select(Submission)
@@ -275,9 +265,13 @@ def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tup
     for name in names.values():
         ladder.join(name)
     finished = session.execute(
-        select(Game.seat0, Game.seat1, Game.winner)
-        .where(Game.tournament_id == season.tournament_id, Game.status == "finished", Game.termination != "aborted")
-        .order_by(Game.id)
+        select(GameRow.seat0, GameRow.seat1, GameRow.winner)
+        .where(
+            GameRow.tournament_id == season.tournament_id,
+            GameRow.status == "finished",
+            GameRow.termination != "aborted",
+        )
+        .order_by(GameRow.id)
     )
     for seat0, seat1, winner in finished:  # a forfeit is the offender's loss (its winner is the other)
         ladder.record(names[seat0], names[seat1], winner)
@@ -335,25 +329,16 @@ def play_ladder(
                 taken.add(frozenset((first, second)))
                 batch.append((first, second))
             jobs = []
-            number = count(session, Game, Game.tournament_id == season.tournament_id)
+            number = count(session, GameRow, GameRow.tournament_id == season.tournament_id)
             for first, second in batch:
-                entries = [on[name][1].entry_id for name in (first, second)]
+                seat0, seat1 = (on[name][1].entry_id for name in (first, second))
+                assert seat0 is not None and seat1 is not None  # an active version has its entry
                 bots = [session.get_one(Bot, on[name][1].bot_id) for name in (first, second)]
-                row = Game(
-                    tournament_id=season.tournament_id,
-                    stage=0,
-                    pool=0,
-                    round=number,
-                    number=number,
-                    seat0=entries[0],
-                    seat1=entries[1],
-                    seed=derive_seed(season_name, "ladder", number),
-                )
-                session.add(row)
-                session.flush()
+                seed = derive_seed(season_name, "ladder", number)
+                game_id = add_game(session, season.tournament_id, PlannedGame(0, 0, number, number, seat0, seat1, seed))
                 number += 1
                 specs = (roster.spec(bots[0], first), roster.spec(bots[1], second))
-                jobs.append(GameJob(row.id, season.game, specs, row.seed, control))
+                jobs.append(GameJob(game_id, season.game, specs, seed, control))
         unplayable: list[int] = []
         for record in play_and_store(sessions, runner, jobs, control.max_replays, lambda *_: None, unplayable):
             played += 1

@@ -20,7 +20,8 @@ from arena.formats.rounds import Match, Played, knockout_rounds, next_games
 from arena.formats.schedule import draw_pools
 from arena.formats.standings import GameResult, Standing, game_points
 from arena.games.xtreme_board import WIN_POINTS
-from arena.store.models import Entry, Game, PoolEntry, Tournament
+from arena.store.models import Entry, GameRow, PoolEntry, Tournament
+from arena.store.writes import PlannedGame, add_games, add_pool
 
 log = logging.getLogger(__name__)
 
@@ -51,17 +52,15 @@ def plan_stage(
     rng = random.Random(derive_seed(tournament.seed, "pools", number))
     pools = draw_pools(ranked, stage.pools, stage.seeding, rng)
     for pool, members in enumerate(pools):
-        for order, entry in enumerate(members):
-            session.add(PoolEntry(tournament_id=tournament.id, stage=number, pool=pool, entry_id=entry.id, seed=order))
-    session.flush()
+        add_pool(session, tournament.id, number, pool, [entry.id for entry in members])
     planned = plan_next(session, tournament, config, number)
     log.info("planned stage %d (%s): %d pools, %d games", number, stage.name, len(pools), planned)
     return planned
 
 
-def stage_games(session: Session, tournament: Tournament, number: int) -> list[Game]:
+def stage_games(session: Session, tournament: Tournament, number: int) -> list[GameRow]:
     """The games of stage ``number``, in schedule order."""
-    query = select(Game).where(Game.tournament_id == tournament.id, Game.stage == number).order_by(Game.id)
+    query = select(GameRow).where(GameRow.tournament_id == tournament.id, GameRow.stage == number).order_by(GameRow.id)
     return list(session.scalars(query))
 
 
@@ -144,20 +143,16 @@ def plan_next(session: Session, tournament: Tournament, config: TournamentDef, n
     done, or some of its games are still to be played)."""
     planned = next_plan(session, tournament, config, number)
     ids = dict(session.execute(select(Entry.team, Entry.id).where(Entry.tournament_id == tournament.id)).all())
-    session.add_all(
-        Game(
-            tournament_id=tournament.id,
-            stage=number,
-            pool=pool,
-            round=rnd,
-            number=index,
-            seat0=ids[first],
-            seat1=ids[second],
-            seed=derive_seed(tournament.seed, number, pool, index),
-        )
-        for rnd, pool, index, first, second in planned
+    add_games(
+        session,
+        tournament.id,
+        (
+            PlannedGame(
+                number, pool, rnd, index, ids[first], ids[second], derive_seed(tournament.seed, number, pool, index)
+            )
+            for rnd, pool, index, first, second in planned
+        ),
     )
-    session.flush()
     if planned and config.stages[number].format != "round_robin":
         log.info("planned round %d of stage %d: %d games", planned[0][0] + 1, number, len(planned))
     return len(planned)
@@ -180,9 +175,9 @@ def extra_games(session: Session, tournament: Tournament, config: TournamentDef)
 def results(session: Session, tournament: Tournament, scoring: str, stage: int | None = None) -> list[GameResult]:
     """The finished games of ``tournament`` (of one ``stage``), in schedule order."""
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    query = select(Game).where(Game.tournament_id == tournament.id, Game.status == "finished")
+    query = select(GameRow).where(GameRow.tournament_id == tournament.id, GameRow.status == "finished")
     if stage is not None:
-        query = query.where(Game.stage == stage)
+        query = query.where(GameRow.stage == stage)
     return [
         GameResult(
             g.id,
@@ -193,7 +188,7 @@ def results(session: Session, tournament: Tournament, scoring: str, stage: int |
             g.termination or "normal",
             g.offender,
         )
-        for g in session.scalars(query.order_by(Game.id))
+        for g in session.scalars(query.order_by(GameRow.id))
     ]
 
 

@@ -31,18 +31,8 @@ from arena.core.records import GameRecord
 from arena.errors import ArenaError
 from arena.runners.pace import Paced, with_paces
 from arena.store.database import make_folder
-from arena.store.models import (
-    Bot,
-    Entry,
-    Game,
-    StoreError,
-    Tournament,
-    count,
-    forget_unfinished_moves,
-    get_row,
-    save_record,
-    save_void,
-)
+from arena.store.models import Bot, Entry, GameRow, StoreError, Tournament, count, get_row
+from arena.store.writes import add_entry, add_tournament, forget_unfinished_moves, save_record, save_void
 
 log = logging.getLogger(__name__)
 
@@ -211,23 +201,20 @@ class TournamentRun:
                 forget_unfinished_moves(session, existing.id)
                 tournament, resumed = existing, True
             else:
-                tournament = Tournament(
-                    name=config.name,
-                    game=config.game.model_dump(),
-                    config_text=self.text,
-                    config_hash=config.digest(),
-                    config=config.model_dump(mode="json"),
+                tournament = add_tournament(
+                    session,
+                    config.name,
+                    config.game.model_dump(),
+                    config.model_dump(mode="json"),
+                    self.text,
+                    config.digest(),
                     seed=config.seed,
                     stages=len(config.stages),
                 )
-                session.add(tournament)
-                session.flush()
-                entries = []
-                for number, (team, ref) in enumerate(config.team_bots().items(), 1):
-                    bot = resolve_team_bot(session, config, team, ref, self.base)
-                    entries.append(Entry(tournament_id=tournament.id, team=team, bot_id=bot.id, number=number))
-                session.add_all(entries)
-                session.flush()
+                entries = [
+                    add_entry(session, tournament.id, team, resolve_team_bot(session, config, team, ref, self.base).id)
+                    for team, ref in config.team_bots().items()
+                ]
                 plan_stage(session, tournament, config, 0, entries)
                 resumed = False
             self.tournament_id = tournament.id
@@ -312,14 +299,14 @@ class TournamentRun:
 
     def jobs(self, session: Session, stage: int) -> list[GameJob]:
         """The games of ``stage`` still to play, in schedule order."""
-        clock = self.config.time.control()
+        control = self.config.time.control()
         game = self.config.game.model_dump()
         rows = session.scalars(
-            select(Game)
-            .where(Game.tournament_id == self.tournament_id, Game.stage == stage, Game.status != "finished")
-            .order_by(Game.id)
+            select(GameRow)
+            .where(GameRow.tournament_id == self.tournament_id, GameRow.stage == stage, GameRow.status != "finished")
+            .order_by(GameRow.id)
         )
-        return [GameJob(g.id, game, (self.specs[g.seat0], self.specs[g.seat1]), g.seed, clock) for g in rows]
+        return [GameJob(g.id, game, (self.specs[g.seat0], self.specs[g.seat1]), g.seed, control) for g in rows]
 
     def run(
         self,
@@ -337,15 +324,15 @@ class TournamentRun:
             tournament = get_row(session, Tournament, tournament_id)
             tournament.status = "running"
             tournament.started_at = tournament.started_at or time.time()
-            finished = (Game.tournament_id == tournament_id, Game.status == "finished")
-            progress.done = count(session, Game, *finished)
-            progress.forfeits = count(session, Game, *finished, Game.offender.is_not(None))
+            finished = (GameRow.tournament_id == tournament_id, GameRow.status == "finished")
+            progress.done = count(session, GameRow, *finished)
+            progress.forfeits = count(session, GameRow, *finished, GameRow.offender.is_not(None))
         try:
             for stage in range(len(config.stages)):
                 while True:  # a round robin in one go; a Swiss, a knockout or an adaptive stage round by round
                     with self.sessions.begin() as session:
                         tournament = get_row(session, Tournament, tournament_id)
-                        if not count(session, Game, Game.tournament_id == tournament_id, Game.stage == stage):
+                        if not count(session, GameRow, GameRow.tournament_id == tournament_id, GameRow.stage == stage):
                             plan_stage(
                                 session, tournament, config, stage, advancing(session, tournament, config, stage - 1)
                             )

@@ -50,7 +50,7 @@ class Player(ABC):
         it: both seats are launched before either is waited on, so they start side by side."""
 
     @abstractmethod
-    def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+    def start_game(self, game: Game, seat: int, seed: int, control: TimeControl) -> None:
         """Get ready for a new game as ``seat``; called again after a take-back, and then
         the next request's ``unseen`` holds every move played so far."""
 
@@ -137,7 +137,7 @@ def play_game(
     game: Game,
     players: tuple[Player, Player],
     seeds: tuple[int, int],
-    clock: TimeControl,
+    control: TimeControl,
     game_id: int = 0,
     watch: Watcher | None = None,
 ) -> GameRecord:
@@ -148,14 +148,14 @@ def play_game(
     record = GameRecord(game_id, started_at=time.time())
     state = game.initial_state()
     unseen: tuple[list[str], list[str]] = ([], [])
-    clocks = (clock.seat(players[0].clock_kind), clock.seat(players[1].clock_kind))
+    clocks = (control.seat(players[0].clock_kind), control.seat(players[1].clock_kind))
     outcome = Outcome(None)
     where = "at its start"
     try:
         for seat, player in enumerate(players):
             _as(seat, player.launch, game)
         for seat, player in enumerate(players):
-            _as(seat, player.start_game, game, seat, seeds[seat], clock)
+            _as(seat, player.start_game, game, seat, seeds[seat], control)
         while not state.is_terminal:
             seat = state.to_move
             where = f"at ply {state.ply + 1}"
@@ -167,7 +167,7 @@ def play_game(
                 state = _take_back(game, record, seat)
                 texts = [m.move for m in record.moves]
                 for other, player in enumerate(players):
-                    _as(other, player.start_game, game, other, seeds[other], clock)
+                    _as(other, player.start_game, game, other, seeds[other], control)
                     unseen[other][:] = texts
                 continue
             except _Forfeit as forfeit:

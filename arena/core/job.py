@@ -32,7 +32,7 @@ class GameJob:
     game: dict[str, Any]
     bots: tuple[BotSpec, BotSpec]
     seed: int
-    clock: TimeControl
+    control: TimeControl
 
 
 class GameRunner(Protocol):

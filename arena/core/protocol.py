@@ -45,18 +45,18 @@ def encode(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
-def new_game(game: dict[str, Any], seat: int, seed: int, clock: TimeControl, pace: float | None = None) -> bytes:
+def new_game(game: dict[str, Any], seat: int, seed: int, control: TimeControl, pace: float | None = None) -> bytes:
     """Start a game: which game, which seat the bot plays, its seed and the time control (and
     for arena's Python host under a cpu clock, the bot's measured ``pace``)."""
-    control = {"move": clock.move, "bank": clock.bank, "increment": clock.increment, "clock": clock.clock}
+    sent = {"move": control.move, "bank": control.bank, "increment": control.increment, "clock": control.clock}
     message = {
         "type": "new_game",
         "protocol": VERSION,
         "game": game,
         "seat": seat,
         "seed": seed,
-        "move_time": clock.move,
-        "time_control": control,
+        "move_time": control.move,
+        "time_control": sent,
     }
     if pace is not None:
         message["pace"] = pace

@@ -36,9 +36,7 @@ from arena.games import Game, IllegalMoveError, MoveSyntaxError, State, get_game
 from arena.learning.features import ENCODING_VERSION, encoding_for
 from arena.learning.npz import read_npz, write_npz
 from arena.learning.numeric import np
-from arena.store.models import Entry, Tournament
-from arena.store.models import Game as GameRow
-from arena.store.models import Move as MoveRow
+from arena.store.models import Entry, GameRow, MoveRow, Tournament
 
 #: what the ``format`` of a dataset file's meta says
 DATASET_FORMAT = "arena-dataset"

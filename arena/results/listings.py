@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, aliased
 
 from arena.errors import ArenaError
 from arena.results.lookup import find_game, pool_name, stage_name, stage_names
-from arena.store.models import Bot, Entry, Game, GameVoid, Move, Tournament
+from arena.store.models import Bot, Entry, GameRow, GameVoid, MoveRow, Tournament
 
 #: how much of a bot's stored error output a game's record shows: its last characters
 STDERR_SHOWN = 4000
@@ -23,7 +23,7 @@ def tournament_rows(session: Session) -> list[dict[str, Any]]:
     for t in session.scalars(select(Tournament).order_by(Tournament.id)):
         counts = dict(
             session.execute(
-                select(Game.status, func.count()).where(Game.tournament_id == t.id).group_by(Game.status)
+                select(GameRow.status, func.count()).where(GameRow.tournament_id == t.id).group_by(GameRow.status)
             ).all()
         )
         teams = session.scalar(select(func.count()).select_from(Entry).where(Entry.tournament_id == t.id))
@@ -50,10 +50,10 @@ def game_rows(
     first, second = aliased(Entry), aliased(Entry)
     bot1, bot2 = aliased(Bot), aliased(Bot)
     query = (
-        select(Game, Tournament, first.team, second.team)
-        .join(Tournament, Game.tournament_id == Tournament.id)
-        .join(first, Game.seat0 == first.id)
-        .join(second, Game.seat1 == second.id)
+        select(GameRow, Tournament, first.team, second.team)
+        .join(Tournament, GameRow.tournament_id == Tournament.id)
+        .join(first, GameRow.seat0 == first.id)
+        .join(second, GameRow.seat1 == second.id)
         .join(bot1, first.bot_id == bot1.id)
         .join(bot2, second.bot_id == bot2.id)
     )
@@ -65,7 +65,7 @@ def game_rows(
     if bot is not None:
         query = query.where(or_(first.team == bot, second.team == bot, bot1.name == bot, bot2.name == bot))
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    ordered = query.order_by(Game.id.desc())
+    ordered = query.order_by(GameRow.id.desc())
     names: dict[int, list[str]] = {}
     rows = []
     for g, t, a, b in session.execute(ordered if limit is None else ordered.limit(limit)):
@@ -122,16 +122,16 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
         seat: (moves, wall, longest, cpu, timed, wait)
         for seat, moves, wall, longest, cpu, timed, wait in session.execute(
             select(
-                Move.seat,
+                MoveRow.seat,
                 func.count(),
-                func.sum(Move.wall_ms),
-                func.max(Move.wall_ms),
-                func.sum(Move.cpu_ms),
-                func.count(Move.cpu_ms),
-                func.sum(Move.wait_ms),
+                func.sum(MoveRow.wall_ms),
+                func.max(MoveRow.wall_ms),
+                func.sum(MoveRow.cpu_ms),
+                func.count(MoveRow.cpu_ms),
+                func.sum(MoveRow.wait_ms),
             )
-            .where(Move.game_id == g.id)
-            .group_by(Move.seat)
+            .where(MoveRow.game_id == g.id)
+            .group_by(MoveRow.seat)
         )
     }
     seats = []

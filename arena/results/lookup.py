@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from arena.contests.config import GameDef, RatingDef, TimeDef, TournamentDef
 from arena.errors import ArenaError
 from arena.formats.stagedef import StageDef
-from arena.store.models import PLAY_HASH, Game, Tournament
+from arena.store.models import PLAY_HASH, GameRow, Tournament
 
 
 class UnknownTournamentError(ArenaError, LookupError):
@@ -49,11 +49,11 @@ def find_tournament(session: Session, name: str | None = None) -> Tournament:
     return found
 
 
-def find_game(session: Session, game_id: int) -> Game:
+def find_game(session: Session, game_id: int) -> GameRow:
     """The stored game ``game_id``; a message saying how to list games if there is none."""
-    found = session.get(Game, game_id)
+    found = session.get(GameRow, game_id)
     if found is None:
-        last = session.scalar(select(func.max(Game.id)))
+        last = session.scalar(select(func.max(GameRow.id)))
         where = f"game ids run from 1 to {last}" if last else "this database has no games yet"
         raise UnknownGameIdError(
             f"no game {game_id} in this database ({where}); list games with "

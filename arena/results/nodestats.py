@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from arena.store.models import Game, Move
+from arena.store.models import GameRow, MoveRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,22 +32,28 @@ def node_lines(session: Session, tournament_id: int) -> list[NodeLine]:
     """The finished games of tournament ``tournament_id`` by the machine, clock and time scale
     they were played with (games stored before machines were recorded: ``unknown``), the
     busiest first."""
-    node = func.coalesce(Game.node, "unknown")
-    cpu = func.coalesce(Game.cpu, "")
-    clock = func.coalesce(Game.clock, "")
-    scale = func.coalesce(Game.time_scale, 1.0)
+    node = func.coalesce(GameRow.node, "unknown")
+    cpu = func.coalesce(GameRow.cpu, "")
+    clock = func.coalesce(GameRow.clock, "")
+    scale = func.coalesce(GameRow.time_scale, 1.0)
     keys = (node, cpu, clock, scale)
-    finished = (Game.tournament_id == tournament_id, Game.status == "finished")
+    finished = (GameRow.tournament_id == tournament_id, GameRow.status == "finished")
     games = session.execute(
-        select(*keys, func.count(), func.sum(case((Game.termination == "timeout", 1), else_=0)))
+        select(*keys, func.count(), func.sum(case((GameRow.termination == "timeout", 1), else_=0)))
         .where(*finished)
         .group_by(*keys)
     ).all()
     times = {
         tuple(row[:4]): row[4:]
         for row in session.execute(
-            select(*keys, func.count(Move.id), func.avg(Move.wall_ms), func.max(Move.wall_ms), func.avg(Move.cpu_ms))
-            .join(Move, Move.game_id == Game.id)
+            select(
+                *keys,
+                func.count(MoveRow.id),
+                func.avg(MoveRow.wall_ms),
+                func.max(MoveRow.wall_ms),
+                func.avg(MoveRow.cpu_ms),
+            )
+            .join(MoveRow, MoveRow.game_id == GameRow.id)
             .where(*finished)
             .group_by(*keys)
         )

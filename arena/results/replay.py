@@ -23,7 +23,7 @@ from arena.core.text import printable
 from arena.errors import ArenaError
 from arena.games import Game, State, get_game_from_spec
 from arena.results.lookup import find_game, pool_name, stage_name, stage_names
-from arena.store.models import Entry, Move, Tournament
+from arena.store.models import Entry, MoveRow, Tournament
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -206,7 +206,9 @@ def load_replay(session: Session, game_id: int) -> Replay:
     moves = [
         (seat, text, wall)
         for seat, text, wall in session.execute(
-            sql_select(Move.seat, Move.move, Move.wall_ms).where(Move.game_id == game_id).order_by(Move.ply)
+            sql_select(MoveRow.seat, MoveRow.move, MoveRow.wall_ms)
+            .where(MoveRow.game_id == game_id)
+            .order_by(MoveRow.ply)
         )
     ]
     points = row.points

@@ -48,7 +48,7 @@ from arena.results.tables import (
     Totals,
 )
 from arena.stats.elo import fit_elo
-from arena.store.models import Bot, Entry, Game, GameVoid, Move, PoolEntry, Tournament
+from arena.store.models import Bot, Entry, GameRow, GameVoid, MoveRow, PoolEntry, Tournament
 
 #: how each rating setting is shown, in the order the report lists them
 RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"), ("draw_probability", "draw probability"))
@@ -154,24 +154,24 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
     think: dict[tuple[int, int], Think] = {}
     aggregate = (
-        select(Move.game_id, Move.seat, func.count(), func.sum(Move.wall_ms), func.max(Move.wall_ms))
-        .join(Game, Game.id == Move.game_id)
-        .where(Game.tournament_id == tournament.id)
-        .group_by(Move.game_id, Move.seat)
+        select(MoveRow.game_id, MoveRow.seat, func.count(), func.sum(MoveRow.wall_ms), func.max(MoveRow.wall_ms))
+        .join(GameRow, GameRow.id == MoveRow.game_id)
+        .where(GameRow.tournament_id == tournament.id)
+        .group_by(MoveRow.game_id, MoveRow.seat)
     )
     for game_id, seat, count, total, longest in session.execute(aggregate):
         think[game_id, seat] = Think(count, total or 0.0, longest or 0.0)
     voids: dict[int, list[str]] = {}
     voided = (
         select(GameVoid.game_id, GameVoid.reason)
-        .join(Game, Game.id == GameVoid.game_id)
-        .where(Game.tournament_id == tournament.id)
+        .join(GameRow, GameRow.id == GameVoid.game_id)
+        .where(GameRow.tournament_id == tournament.id)
         .order_by(GameVoid.id)
     )
     for game_id, reason in session.execute(voided):
         voids.setdefault(game_id, []).append(reason)
     games = []
-    for g in session.scalars(select(Game).where(Game.tournament_id == tournament.id).order_by(Game.id)):
+    for g in session.scalars(select(GameRow).where(GameRow.tournament_id == tournament.id).order_by(GameRow.id)):
         raw = g.points
         finished = g.status == "finished"
         games.append(
@@ -204,10 +204,10 @@ def load_moves(session: Session, tournament: Tournament) -> dict[int, list[tuple
     """Every stored move of the tournament: game id -> [(seat, move text, wall ms)] by ply."""
     moves: dict[int, list[tuple[int, str, float]]] = defaultdict(list)
     query = (
-        select(Move.game_id, Move.seat, Move.move, Move.wall_ms)
-        .join(Game, Game.id == Move.game_id)
-        .where(Game.tournament_id == tournament.id)
-        .order_by(Move.game_id, Move.ply)
+        select(MoveRow.game_id, MoveRow.seat, MoveRow.move, MoveRow.wall_ms)
+        .join(GameRow, GameRow.id == MoveRow.game_id)
+        .where(GameRow.tournament_id == tournament.id)
+        .order_by(MoveRow.game_id, MoveRow.ply)
     )
     for game_id, seat, text, wall in session.execute(query):
         moves[game_id].append((seat, text, wall))

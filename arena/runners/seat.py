@@ -97,7 +97,7 @@ class BotPlayer(Player):
         if kind_of(self.spec.kind).answers_describe:
             self._ask(protocol.DESCRIBE, "description", Limit(startup, grace=0.0))
 
-    def start_game(self, game: Game, seat: int, seed: int, clock: TimeControl) -> None:
+    def start_game(self, game: Game, seat: int, seed: int, control: TimeControl) -> None:
         if self.pending is not None:
             fault, self.pending = self.pending, None
             raise self._fault(fault)
@@ -110,9 +110,9 @@ class BotPlayer(Player):
         self._fresh = False
         try:
             self._ask(
-                protocol.new_game(game.spec(), seat, seed, clock, self.spec.pace if clock.clock == "cpu" else None),
+                protocol.new_game(game.spec(), seat, seed, control, self.spec.pace if control.clock == "cpu" else None),
                 "ready",
-                Limit(clock.startup, self.clock_kind or "wall", 0.0, overload=clock.on_overload == "replay"),
+                Limit(control.startup, self.clock_kind or "wall", 0.0, overload=control.on_overload == "replay"),
             )
         except BotFault as fault:
             if fault.termination is Termination.TIMEOUT:

@@ -31,7 +31,8 @@ from arena.runners.seat import WARM_PROCESSES, BotPlayer, WarmBots
 from arena.sandbox import procfs, reaper, scratch
 from arena.sandbox.cgroups import Cgroup
 from arena.sandbox.confinement import confined_argv, confinement
-from arena.sandbox.launcher import MAX_LAUNCHERS, Launcher, LaunchError
+from arena.sandbox.launcher import MAX_LAUNCHERS as MAX_LAUNCHERS  # (a benchmark turns the launchers off)
+from arena.sandbox.launcher import Launcher, LaunchError
 from arena.sandbox.process import BotProcess, bot_environment
 
 log = logging.getLogger(__name__)
@@ -161,12 +162,12 @@ class GameWorker:
         self._require_open()
         players = (self.player(job.bots[0]), self.player(job.bots[1]))
         game: Game | None = None
-        clock = job.clock if self.time_scale == 1.0 else job.clock.scaled(self.time_scale)
+        control = job.control if self.time_scale == 1.0 else job.control.scaled(self.time_scale)
         watch = None if self.live is None else LiveMoves(self.live, job.game_id)
         try:
             game = get_game_from_spec(job.game)
             seeds = (derive_seed(job.seed, 0), derive_seed(job.seed, 1))
-            record = play_game(game, players, seeds, clock, job.game_id, watch)
+            record = play_game(game, players, seeds, control, job.game_id, watch)
             if record.offender is not None and record.termination.is_forfeit:
                 players[record.offender].faulted = True  # e.g. an illegal move: restart it anyway
         except Exception as error:
@@ -187,11 +188,11 @@ class GameWorker:
                 if game is None:
                     player.close()
                 else:
-                    self.release(player, game, job.clock.startup)
+                    self.release(player, game, job.control.startup)
             self.reap_strays()
             self.warm.police()
         node = this_node()
-        record.node, record.cpu, record.clock, record.time_scale = node.host, node.cpu, clock.clock, self.time_scale
+        record.node, record.cpu, record.clock, record.time_scale = node.host, node.cpu, control.clock, self.time_scale
         return record
 
     def start_bot(self, spec: BotSpec, game: Game | None, warm_up: bool = True) -> BotProcess:

@@ -1,14 +1,11 @@
-"""The database's contents: SQLAlchemy 2 models and the few writes the harness makes (opening
-it, and its schema's migrations, are arena/store/database.py's).
-
-Only the parent process of a run writes; each finished game is one transaction, so whatever
-stops a run (a kill, a full disk) leaves every game either stored whole or still pending.
+"""The database's tables: SQLAlchemy 2 models, and the two helpers every query uses (``count``,
+``get_row``). The writes the harness makes are arena/store/writes.py's; opening the database and
+its schema's migrations arena/store/database.py's.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy import (
@@ -22,20 +19,13 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
-    bindparam,
-    delete,
-    exists,
     func,
-    insert,
     select,
-    text,
-    update,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.sql import ColumnElement
 
-from arena.core.records import GameRecord
 from arena.core.text import clean, clean_data
 from arena.errors import ArenaError
 
@@ -155,7 +145,7 @@ class PoolEntry(OfTournament, Base):
     seed: Mapped[int] = mapped_column(Integer)
 
 
-class Game(OfTournament, Base):
+class GameRow(OfTournament, Base):
     """A scheduled game; its result fields are filled when it is finished."""
 
     __tablename__ = "games"
@@ -208,7 +198,7 @@ class GameVoid(Base):
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
 
 
-class Move(Base):
+class MoveRow(Base):
     """One move of a stored game, with its wall and CPU time in milliseconds, and how long of
     that wall time the bot waited for a CPU other programs held (``wait_ms``)."""
 
@@ -247,77 +237,6 @@ class SchemaVersion(Base):
     version: Mapped[int] = mapped_column(primary_key=True)
 
 
-#: the statements a finished game is stored with, built once
-_MOVES = insert(Move)
-_FINISH = update(Game).where(Game.id == bindparam("game_id"), Game.status != "finished")
-
-
-def save_record(session: Session, record: GameRecord) -> bool:
-    """Store a finished game: its result and every move (the caller commits); whether it did.
-    A game already finished is left as it is: a record that comes twice (a game a cluster played
-    again after losing track of a worker) is stored once.
-
-    Plain Core statements, compiled once: this runs once a game in the only writer, and the
-    ORM's unit of work would cost several times more than SQLite itself.
-    """
-    connection = session.connection()
-    game_id = record.game_id
-    if connection.execute(select(Game.status).where(Game.id == game_id)).scalar_one_or_none() == "finished":
-        return False
-    moves = record.moves
-    if moves:
-        connection.execute(
-            _MOVES,
-            [
-                {
-                    "game_id": game_id,
-                    "ply": ply,
-                    "seat": m.seat,
-                    "move": m.move,
-                    "wall_ms": m.wall_ms,
-                    "cpu_ms": m.cpu_ms,
-                    "wait_ms": m.wait_ms,
-                }
-                for ply, m in enumerate(moves, 1)
-            ],
-        )
-    points = record.points or (None, None)
-    connection.execute(
-        _FINISH,
-        {
-            "game_id": game_id,
-            "status": "finished",
-            "winner": record.winner,
-            "points0": points[0],
-            "points1": points[1],
-            "termination": record.termination.value,
-            "offender": record.offender,
-            "detail": record.detail,
-            "stderr0": record.stderr[0] or None,
-            "stderr1": record.stderr[1] or None,
-            "plies": len(moves),
-            "started_at": record.started_at,
-            "finished_at": record.finished_at,
-            "node": record.node,
-            "cpu": record.cpu,
-            "clock": record.clock,
-            "time_scale": record.time_scale,
-        },
-    )
-    return True
-
-
-def save_void(session: Session, record: GameRecord) -> int:
-    """Store that the game of ``record`` was voided (``record.voided``) and is to be played
-    again; how many times it has been voided now."""
-    game = session.get_one(Game, record.game_id)
-    game.replays = (game.replays or 0) + 1
-    session.add(
-        GameVoid(game_id=record.game_id, attempt=game.replays, reason=record.voided or "", plies=len(record.moves))
-    )
-    return game.replays
-
-
 Row = TypeVar("Row", bound="Base")
 
 
@@ -333,111 +252,3 @@ def get_row(session: Session, model: type[Row], key: int) -> Row:
     if row is None:
         raise StoreError(f"{model.__tablename__} row {key} is not in the database any more")
     return row
-
-
-def forget_unfinished_moves(session: Session, tournament_id: int) -> int:
-    """Remove moves of games not finished (left by nothing, but guard anyway); how many."""
-    unfinished = select(Game.id).where(Game.tournament_id == tournament_id, Game.status != "finished")
-    result = session.execute(delete(Move).where(Move.game_id.in_(unfinished)))
-    return int(getattr(result, "rowcount", 0) or 0)
-
-
-def integrity_problems(session: Session) -> list[str]:
-    """What is inconsistent in the database (empty when all is well)."""
-    problems = []
-    if session.get_bind().dialect.name == "sqlite":  # a server checks its own pages
-        problems = [row[0] for row in session.execute(text("PRAGMA integrity_check")) if row[0] != "ok"]
-    orphan = session.execute(
-        text("SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.status != 'finished'")
-    ).scalar_one()
-    if orphan:
-        problems.append(f"{orphan} moves belong to unfinished games")
-    short = session.execute(
-        text(
-            "SELECT count(*) FROM games g WHERE g.status = 'finished' AND "
-            "g.plies != (SELECT count(*) FROM moves m WHERE m.game_id = g.id)"
-        )
-    ).scalar_one()
-    if short:
-        problems.append(f"{short} finished games do not have all their moves")
-    return problems
-
-
-@dataclass(frozen=True)
-class Contents:
-    """What a tournament holds in the database, in rows: its games, their moves and voided
-    attempts, its entries (teams), their places in pools, and the bot versions no one else has:
-    declared by it alone (neither registered nor entered in another tournament)."""
-
-    games: int
-    moves: int
-    voids: int
-    entries: int
-    pool_places: int
-    bots: int
-
-    def describe(self) -> str:
-        """The contents in words: ``12 games (80 moves), 4 entries, 4 pool places, 1 bot version
-        declared only by it``."""
-        voids = f", {_counted(self.voids, 'voided attempt')}" if self.voids else ""
-        return (
-            f"{_counted(self.games, 'game')} ({_counted(self.moves, 'move')}{voids}), "
-            f"{_counted(self.entries, 'entry', 'entries')}, {_counted(self.pool_places, 'pool place')}, "
-            f"{_counted(self.bots, 'bot version')} declared only by it"
-        )
-
-
-def _counted(number: int, one: str, many: str | None = None) -> str:
-    """``number`` and its noun, singular or plural: ``1 game``, ``3 entries``."""
-    return f"{number} {one if number == 1 else (many or one + 's')}"
-
-
-def _own_bots(tournament_id: int) -> Any:
-    """The ids of the bot versions that only tournament ``tournament_id`` has: entered in it,
-    entered in no other, and not registered."""
-    elsewhere = exists().where(Entry.bot_id == Bot.id, Entry.tournament_id != tournament_id)
-    entered = select(Entry.bot_id).where(Entry.tournament_id == tournament_id)
-    return select(Bot.id).where(Bot.id.in_(entered), Bot.registered.is_(False), ~elsewhere)
-
-
-def tournament_contents(session: Session, tournament_id: int) -> Contents:
-    """What tournament ``tournament_id`` holds (what ``delete_tournament`` would remove)."""
-    games = select(Game.id).where(Game.tournament_id == tournament_id)
-    return Contents(
-        games=count(session, Game, Game.tournament_id == tournament_id),
-        moves=count(session, Move, Move.game_id.in_(games)),
-        voids=count(session, GameVoid, GameVoid.game_id.in_(games)),
-        entries=count(session, Entry, Entry.tournament_id == tournament_id),
-        pool_places=count(session, PoolEntry, PoolEntry.tournament_id == tournament_id),
-        bots=count(session, Bot, Bot.id.in_(_own_bots(tournament_id))),
-    )
-
-
-def delete_tournament(session: Session, name: str) -> Contents | None:
-    """Remove the tournament called ``name`` and everything only it holds (its games, moves,
-    voided attempts, entries, pool places and the bot versions only it declared), in the
-    caller's transaction; what it removed (``None``: there is no such tournament)."""
-    tournament_id = session.scalar(select(Tournament.id).where(Tournament.name == name))
-    if tournament_id is None:
-        return None
-    games = select(Game.id).where(Game.tournament_id == tournament_id).scalar_subquery()
-    own_bots = [bot_id for (bot_id,) in session.execute(_own_bots(tournament_id))]
-
-    def removed(statement: Any) -> int:
-        # no ORM bookkeeping: nothing deleted is loaded in the session, and a tournament's
-        # moves may be a million rows
-        result = session.execute(statement.execution_options(synchronize_session=False))
-        return int(getattr(result, "rowcount", 0) or 0)
-
-    moves = removed(delete(Move).where(Move.game_id.in_(games)))
-    voids = removed(delete(GameVoid).where(GameVoid.game_id.in_(games)))
-    contents = Contents(
-        games=removed(delete(Game).where(Game.tournament_id == tournament_id)),
-        moves=moves,
-        voids=voids,
-        pool_places=removed(delete(PoolEntry).where(PoolEntry.tournament_id == tournament_id)),
-        entries=removed(delete(Entry).where(Entry.tournament_id == tournament_id)),
-        bots=removed(delete(Bot).where(Bot.id.in_(own_bots))) if own_bots else 0,
-    )
-    session.execute(delete(Tournament).where(Tournament.id == tournament_id))
-    return contents

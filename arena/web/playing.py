@@ -32,8 +32,7 @@ from arena.core.timing import TimeControl
 from arena.games import Game, State, get_game
 from arena.results.pages import frames
 from arena.results.replay import result_sentence, seat_names
-from arena.store.models import Bot
-from arena.store.models import Game as GameRow
+from arena.store.models import Bot, GameRow
 
 log = logging.getLogger(__name__)
 
@@ -292,7 +291,7 @@ class Tables:
                 session.expunge(bot)
             table = BrowserGame(game, choice, clean(bot.name, 60), game_id, tournament_id, self.live)
             self.games[table.id] = table
-        clock = TimeControl(move=choice.move_time, grace=0.1, startup=30.0)
+        control = TimeControl(move=choice.move_time, grace=0.1, startup=30.0)
 
         def run() -> None:
             record, failure = None, None
@@ -303,7 +302,7 @@ class Tables:
                     bot,
                     spec,
                     choice.seat,
-                    clock,
+                    control,
                     table.feed,
                     table.notices,
                     watch=table,

@@ -29,7 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.contests.season import Outcome, ranked, submit
 from arena.entrants.uploads import MAX_UPLOAD
-from arena.store.models import Entry, Game
+from arena.store.models import Entry, GameRow
 from arena.store.seasons import (
     BadToken,
     Frozen,
@@ -88,15 +88,15 @@ def season_stamp(sessions: sessionmaker[Session], name: str) -> tuple[Any, ...]:
     """What changes whenever the ladder page does (one query): the season's status, its ladder's
     games scheduled and finished, the last finish, its active versions; ``NotFound`` if none."""
     games = select(Season.tournament_id).where(Season.name == name).scalar_subquery()
-    of_ladder = Game.tournament_id == games
+    of_ladder = GameRow.tournament_id == games
     teams = select(SeasonTeam.id).join(Season, Season.id == SeasonTeam.season_id).where(Season.name == name)
     with sessions() as session:
         row = session.execute(
             select(
                 Season.status,
                 select(func.count()).where(of_ladder).scalar_subquery(),
-                select(func.count()).where(of_ladder, Game.status == "finished").scalar_subquery(),
-                select(func.max(Game.finished_at)).where(of_ladder).scalar_subquery(),
+                select(func.count()).where(of_ladder, GameRow.status == "finished").scalar_subquery(),
+                select(func.max(GameRow.finished_at)).where(of_ladder).scalar_subquery(),
                 select(func.count())
                 .where(Submission.team_id.in_(teams), Submission.status == "active")
                 .scalar_subquery(),
@@ -141,15 +141,15 @@ def ladder_values(sessions: sessionmaker[Session], name: str) -> dict[str, Any]:
         rows = ranked(session, season)
         first, second = aliased(Entry), aliased(Entry)
         games = session.execute(
-            select(Game.id, Game.status, Game.winner, Game.termination, first.team, second.team)
-            .join(first, first.id == Game.seat0)
-            .join(second, second.id == Game.seat1)
-            .where(Game.tournament_id == season.tournament_id)
-            .order_by(Game.id.desc())
+            select(GameRow.id, GameRow.status, GameRow.winner, GameRow.termination, first.team, second.team)
+            .join(first, first.id == GameRow.seat0)
+            .join(second, second.id == GameRow.seat1)
+            .where(GameRow.tournament_id == season.tournament_id)
+            .order_by(GameRow.id.desc())
             .limit(RECENT)
         ).all()
         played = session.scalar(
-            select(func.count()).where(Game.tournament_id == season.tournament_id, Game.status == "finished")
+            select(func.count()).where(GameRow.tournament_id == season.tournament_id, GameRow.status == "finished")
         )
         return {
             "season": {"name": season.name, "game": season.game.get("name", "?"), "status": season.status},

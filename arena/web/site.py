@@ -36,7 +36,7 @@ from arena.results.pages import (
 )
 from arena.results.tables import GameSummary
 from arena.results.tournament_results import Results, load_moves, load_results
-from arena.store.models import Game, Move, Tournament
+from arena.store.models import GameRow, MoveRow, Tournament
 
 #: what a tournament's pages depend on: status, games scheduled, finished, last finish, voids
 Stamp = tuple[Any, ...]
@@ -84,10 +84,10 @@ class Site:
             row = session.execute(
                 select(
                     func.count(),
-                    func.count().filter(Game.status == "finished"),
-                    func.max(Game.finished_at),
-                    func.sum(Game.replays),
-                ).where(Game.tournament_id == tournament_id)
+                    func.count().filter(GameRow.status == "finished"),
+                    func.max(GameRow.finished_at),
+                    func.sum(GameRow.replays),
+                ).where(GameRow.tournament_id == tournament_id)
             ).one()
         return (status, *row)
 
@@ -128,9 +128,11 @@ class Site:
             if live is not None:
                 return live, False
         with self.sessions() as session:
-            status = session.scalar(select(Game.status).where(Game.id == summary.id))
+            status = session.scalar(select(GameRow.status).where(GameRow.id == summary.id))
             rows = session.execute(
-                select(Move.seat, Move.move, Move.wall_ms).where(Move.game_id == summary.id).order_by(Move.ply)
+                select(MoveRow.seat, MoveRow.move, MoveRow.wall_ms)
+                .where(MoveRow.game_id == summary.id)
+                .order_by(MoveRow.ply)
             ).all()
         return [(seat, text, wall) for seat, text, wall in rows], status == "finished"
 

@@ -1,7 +1,9 @@
-"""Tournament databases for the results, replay and report tests (and benchmarks/report.py),
-written the way the harness writes them: its config, its planning (``TournamentRun.prepare``,
-``plan_stage``, ``advancing``) and ``save_record``; only the games are played in-process,
-either from scripted move lists or as random legal games with forfeits of every kind.
+"""The suite's builders of tournament databases (for the results, replay and report tests, and
+the benchmarks of the read side), written the way the harness writes them: its config, its
+planning (``TournamentRun.prepare``, ``plan_stage``, ``advancing``) and ``save_record``; only the
+games are played in-process, either from scripted move lists or as random legal games with
+forfeits of every kind. Tests import builders from here and fixtures from tests/fixtures, never
+from another test module; tests/test_builders.py holds the builders' own specification.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from arena.contests.tournament import TournamentRun
 from arena.core.records import FORFEITS, GameRecord, MoveRecord, Termination
 from arena.games import Game, get_game
 from arena.store.database import open_store
-from arena.store.models import Entry, Tournament, save_record
-from arena.store.models import Game as GameRow
+from arena.store.models import Entry, GameRow, Tournament
+from arena.store.writes import save_record
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_LEGAL = "tests/fixtures/bots/first_legal.py"
@@ -210,68 +212,47 @@ def synthesize(
     return name
 
 
-# ---------------------------------------------------------------- the helpers' own specification
+# ---------------------------------------------------------------- a league of four teams
+#
+# A one-stage tic-tac-toe round robin of four teams, A to D, every game scripted (the results
+# tests work its ratings, standings and crosstable out by hand).
+
+TTT = get_game("tictactoe")
+X_WINS = ["0", "3", "1", "4", "2"]  # x: the top row
+O_WINS = ["0", "3", "1", "4", "8", "5"]  # o: the middle row
+DRAW = ["0", "1", "2", "4", "3", "5", "7", "6", "8"]
+
+#: each team's wall time a move (ms); D's last move of game 6 takes 30 ms
+PACE = {"A": 2.0, "B": 4.0, "C": 6.0, "D": 8.0}
+
+#: game id -> (first, second, moves, forfeit); the schedule of a 4-team round robin dealt in order:
+#: A beats D; B (o) beats C; C beats A; B beats D, D timing out on its first move; A beats B;
+#: D and C draw
+LEAGUE = {
+    1: ("A", "D", X_WINS, None),
+    2: ("C", "B", O_WINS, None),
+    3: ("C", "A", X_WINS, None),
+    4: ("B", "D", ["4"], "timeout"),
+    5: ("A", "B", X_WINS, None),
+    6: ("D", "C", DRAW, None),
+}
 
 
-def test_a_synthetic_tournament_plays_every_stage_with_forfeits_of_each_kind(tmp_path):
-    from sqlalchemy import func
-
-    url = f"sqlite:///{tmp_path / 'a.db'}"
-    stages = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]
-    synthesize(url, teams=8, game="tictactoe", stages=stages, forfeit_every=2)
-    sessions = open_store(url)
-    with sessions.begin() as session:
-        by_stage = dict(session.execute(select(GameRow.stage, func.count()).group_by(GameRow.stage)).all())
-        kinds = set(session.scalars(select(GameRow.termination)))
-        pending = session.scalar(select(func.count()).select_from(GameRow).where(GameRow.status != "finished"))
-    assert by_stage == {0: 24, 1: 12}
-    assert kinds == {"normal", "timeout", "illegal_move", "crash", "protocol_error", "resource_limit"}
-    assert pending == 0
+def league_config(name: str = "league", **extra) -> dict:
+    return {
+        "name": name,
+        "game": "tictactoe",
+        "seed": 5,
+        "bots": {t: {"path": FIRST_LEGAL} for t in "ABCD"},
+        "stages": [{"name": "league", "seeding": "order", "games_per_pair": 1}],
+        **extra,
+    }
 
 
-def test_a_scripted_forfeit_is_lost_by_the_seat_to_move():
-    record = scripted(get_game("tictactoe"), 1, ["4", "0"], forfeit="timeout")
-    assert (record.offender, record.winner, record.termination) == (0, 1, Termination.TIMEOUT)
-    assert [(m.seat, m.move) for m in record.moves] == [(0, "4"), (1, "0")]
-
-
-def test_a_game_recorded_twice_is_stored_once(tmp_path):
-    from arena.core.records import GameRecord, MoveRecord, Termination
-    from arena.store.database import open_store
-    from arena.store.models import Game, Move, save_record
-
-    sessions = open_store(f"sqlite:///{tmp_path / 'a.db'}")
-    with sessions.begin() as session:
-        from arena.store.models import Bot, Entry, Tournament
-
-        tournament = Tournament(name="t", game={"name": "tictactoe"}, config_text="", config_hash="", config={}, seed=0)
-        bot = Bot(name="b", kind="python", target="bots.randombot")
-        session.add_all([tournament, bot])
-        session.flush()
-        entries = [
-            Entry(tournament_id=tournament.id, team=team, bot_id=bot.id, number=n) for n, team in enumerate("ab")
-        ]
-        session.add_all(entries)
-        session.flush()
-        session.add(
-            Game(
-                id=1,
-                tournament_id=tournament.id,
-                stage=0,
-                pool=0,
-                round=0,
-                number=0,
-                seat0=entries[0].id,
-                seat1=entries[1].id,
-                seed=1,
-            )
-        )
-    first = GameRecord(1, [MoveRecord(0, "4", 1.0, 1.0)], winner=0, termination=Termination.NORMAL)
-    again = GameRecord(1, [MoveRecord(0, "0", 1.0, 1.0)], winner=1, termination=Termination.NORMAL)
-    with sessions.begin() as session:
-        assert save_record(session, first) is True
-    with sessions.begin() as session:
-        assert save_record(session, again) is False
-    with sessions.begin() as session:
-        assert session.get(Game, 1).winner == 0
-        assert [m.move for m in session.query(Move).filter_by(game_id=1)] == ["4"]
+def play_league(row, first, second):
+    want_first, want_second, moves, forfeit = LEAGUE[row.id]
+    assert (first, second) == (want_first, want_second), "the schedule is not the one the tests assume"
+    times = [PACE[(first, second)[ply % 2]] for ply in range(len(moves))]
+    if row.id == 6:
+        times[-1] = 30.0
+    return scripted(TTT, row.id, moves, forfeit=forfeit, times=times)
