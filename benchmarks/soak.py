@@ -26,11 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.contests.config import parse_config  # noqa: E402
-from arena.contests.run import RunHeader, Silent, run_tournament  # noqa: E402
+from arena.contests.run import Silent, run_tournament  # noqa: E402
 from arena.contests.tournament import Progress  # noqa: E402
 from arena.core.records import GameRecord  # noqa: E402
 from arena.runners.seat import WARM_PROCESSES  # noqa: E402
-from arena.sandbox.procfs import child_pids  # noqa: E402
+from arena.sandbox.procfs import child_pids, harness_waited  # noqa: E402
 
 BOTS = ROOT / "tests" / "fixtures" / "bots"
 #: growth from the 20 % mark to the end still called flat: resident memory (MiB), descriptors
@@ -106,26 +106,21 @@ def soak(games: int, every: int, workers: int, teams: int, folder: Path, report=
     """Play the soak tournament in ``folder``; a sample at the start, every ``every`` games and
     at the end (after the workers have stopped), each passed to ``report`` as it is taken."""
     text = tournament(teams, games)
-    samples: list[Sample] = []
+    gc.collect()  # what earlier work left for the collector (a caller's files) is not the run's
+    harness_waited()  # the one descriptor a process keeps for its own CPU waits: not the run's
+    start = time.monotonic()
+    samples = [sample(0, start)]  # before anything of the run is open
+    report(samples[-1])
 
     class Sampled(Silent):
-        start = 0.0
-
-        def header(self, header: RunHeader) -> None:
-            gc.collect()  # what earlier work left for the collector (a caller's files) is not the run's
-            self.start = time.monotonic()
-            samples.append(sample(0, self.start))
-            report(samples[-1])
-
         def record(self, record: GameRecord, progress: Progress) -> None:
             if progress.done % every == 0:
-                samples.append(sample(progress.done, self.start))
+                samples.append(sample(progress.done, start))
                 report(samples[-1])
 
-    sampled = Sampled()
     url = f"sqlite:///{folder / 'soak.sqlite3'}"
-    progress = run_tournament(parse_config(text), text, url, folder, workers=workers, listener=sampled)
-    samples.append(sample(progress.done, sampled.start))
+    progress = run_tournament(parse_config(text), text, url, folder, workers=workers, listener=Sampled())
+    samples.append(sample(progress.done, start))
     report(samples[-1])
     return samples
 

@@ -11,7 +11,7 @@ playout picks each move with a probability proportional to its weight:
   ``bots.heuristics``). Small boards are base-3 numbers and each number's weighted moves come
   from a table, so a move costs a lookup, a random number and a bisection.
 - tic-tac-toe: win if possible, else block, else a random cell.
-- othello: a square's weight follows ``bots.heuristics.square_weights`` for the board's size
+- othello: a square's weight follows ``bots.othello_heuristics.square_weights`` for the board's size
   (corners most, the squares next to corners least).
 
 Each function takes the state (not changed) and a ``random.Random``, and returns the
@@ -28,7 +28,8 @@ from typing import Any
 from arena.games import DRAW, WIN, Outcome, State
 from arena.games.tictactoe import CELLS, FULL, WINS
 from arena.games.xtreme_board import CELL_OF, WIN_OUTCOMES, draw_points
-from bots.heuristics import OTHELLO_TABLES, THREATS, new_twos
+from bots.heuristics import THREATS, new_twos
+from bots.othello_heuristics import OTHELLO_TABLES
 
 #: cell weights of the uttt/xtreme playout policy (see the module docstring)
 WIN_WEIGHT, TWO_WEIGHT, BLOCK_WEIGHT = 12, 2, 4

@@ -19,15 +19,8 @@ from arena.games.tictactoe import CELLS, LINES
 from arena.games.xtreme_board import MOVE_AT
 from bots import flatmc, hmcts, minimax, onestep, qlearning, rules, sarsa, uct
 from bots.common import MARGIN_FLOOR, Budget, best_by, reward, same_position, stop_time
-from bots.heuristics import (
-    GAME_WIN,
-    OTHELLO_TABLES,
-    THREATS,
-    immediate_wins,
-    move_scores,
-    position_key,
-    square_weights,
-)
+from bots.heuristics import GAME_WIN, THREATS, immediate_wins, move_scores, position_key
+from bots.othello_heuristics import OTHELLO_TABLES, square_weights
 from bots.playouts import othello_heavy, tictactoe_heavy, uttt_heavy, xtreme_heavy
 from bots.qlearning import QNode
 

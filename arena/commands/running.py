@@ -77,7 +77,7 @@ def run(
 
     from arena.contests.config import load_config
     from arena.contests.preflight import check_tournament
-    from arena.contests.run import log_file, run_tournament
+    from arena.contests.run import run_tournament
     from arena.errors import ConfigError
 
     check_text("the tournament file's folder", str(file.resolve().parent))  # bot paths are stored relative to it
@@ -96,8 +96,7 @@ def run(
             raise found.error(str(file))
         out().print(f"ok: {found.bots} bots of {found.teams} teams checked", markup=False, highlight=False)
         return
-    path = log_file(db, config.name)
-    shown = Shown(config, quiet, path)
+    shown = Shown(config, quiet)
     try:
         final = run_tournament(
             config,
@@ -109,7 +108,7 @@ def run(
             cluster=where,
             restart=restart,
             listener=shown,
-            log_file=path,
+            keep_log=True,
             source=str(file),
         )
     except KeyboardInterrupt:
@@ -143,41 +142,48 @@ class Shown:
     """A run as the terminal shows it: warnings and notes on stderr, the header, then a progress
     bar (or a line every few seconds when the output is not a terminal)."""
 
-    def __init__(self, config: TournamentDef, quiet: bool, log: Path) -> None:
-        self.name, self.game, self.quiet, self.log = config.name, config.game.name, quiet, log
+    def __init__(self, config: TournamentDef, quiet: bool) -> None:
+        self.name, self.game, self.quiet = config.name, config.game.name, quiet
         self.root_warning = Once(warn_if_root)
         self.display = ProgressDisplay(quiet)
         self.started: float | None = None
         self.update: Callable[[Progress, float], None] = lambda progress, start: None
 
     def starting(self) -> None:
+        """Warn, once, that arena runs as root, before its first bot starts."""
         self.root_warning()
 
     def warnings(self, lines: list[str]) -> None:
+        """The pre-flight check's warnings, one a line, on stderr."""
         _warn(lines)
 
     def deleted(self, contents: Contents) -> None:
+        """What ``--restart`` deleted first."""
         if not self.quiet:
             say = f"Deleted the stored tournament {printable(repr(self.name))}: {contents.describe()}"
             out().print(say, markup=False, highlight=False)
 
     def taking_over(self, holder: str) -> None:
+        """A note that the last run stopped without finishing."""
         if not self.quiet:
             note = f"the last run of this tournament ({holder}) stopped without finishing; taking over its lock"
             err().print(f"note: {note}", markup=False, highlight=False)
 
     def measuring(self, count: int) -> None:
+        """A note that bots' paces are being measured (it takes a while, once)."""
         if not self.quiet:
             what = f"measuring the pace of {count} bot{'s' if count != 1 else ''} on this machine (once; stored)"
             err().print(f"note: {what}", markup=False, highlight=False)
 
     def header(self, header: RunHeader) -> None:
+        """The run's header (what, how many, where, its time control, its bots' isolation), then
+        the progress display."""
         self.started = time.monotonic()
         if not self.quiet:
             out().print(
                 f"{'Resuming' if header.resumed else 'Running'} [bold]{escape(self.name)}[/]: {escape(self.game)}, "
                 f"{header.teams} teams, {header.games} games, {escape(header.playing)} "
-                f"(log: {escape(str(self.log))})",
+                f"(log: {escape(str(header.log))})",
                 highlight=False,
             )
             out().print(
@@ -188,9 +194,11 @@ class Shown:
         self.update = self.display.__enter__()
 
     def record(self, record: GameRecord, progress: Progress) -> None:
+        """The progress after each game."""
         self.update(progress, self.started or time.monotonic())
 
     def close(self) -> None:
+        """End the progress display."""
         if self.started is not None:
             self.display.__exit__(None, None, None)
 

@@ -12,7 +12,6 @@ import hashlib
 import json
 import math
 import os
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -33,9 +32,6 @@ from arena.errors import ConfigError
 from arena.formats.stagedef import MAX_STAGE_GAMES, ONE_POOL, StageDef
 from arena.games import GameParameterError, UnknownGameError, get_game
 
-#: the longest file name and path the file system takes, in bytes (Linux's NAME_MAX and PATH_MAX)
-MAX_FILE_NAME = 255
-MAX_PATH = 4096
 #: upper bounds of the time control, in seconds, and of the limits, in MiB (1 TiB)
 MAX_MOVE_TIME = 86_400.0
 MAX_STARTUP = 3_600.0
@@ -110,7 +106,7 @@ class BotDef(Strict):
             )
         if self.command and self.params:
             raise ValueError("a command bot takes its parameters on its command line, not params")
-        from arena.entrants.kinds import kind_of
+        from arena.entrants.kinds import check_command, kind_of
 
         if self.command:
             check_command(self.command)
@@ -422,27 +418,6 @@ def _name_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
         if problem:
             found.append((f"stages.{number}.name", f"{name!r}: {problem}"))
     return found
-
-
-def check_command(command: str) -> list[str]:
-    """The words of a command bot's command line; ``ValueError`` if it cannot be split."""
-    try:
-        words = shlex.split(command)
-    except ValueError as error:
-        raise ValueError(
-            f"the command line {command!r} cannot be split into words ({error}); check its quotes"
-        ) from None
-    if not words:
-        raise ValueError("the command line is empty")
-    for number, word in enumerate(words, 1):
-        # arena looks each word up as a file; a name the file system cannot hold fails that look
-        longest = max(len(os.fsencode(part)) for part in word.split("/"))
-        if len(os.fsencode(word)) >= MAX_PATH or longest > MAX_FILE_NAME:
-            raise ValueError(
-                f"word {number} of the command line is longer than a file name or path may be "
-                f"({MAX_FILE_NAME} and {MAX_PATH - 1} bytes); pass long data in a file"
-            )
-    return words
 
 
 def parse_config(text: str, source: str = "tournament file", base: Path | None = None) -> TournamentDef:

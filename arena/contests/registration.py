@@ -205,8 +205,8 @@ def register_bot(
     the checks that start nothing have passed, just before the bot is first started."""
     from pydantic import ValidationError
 
-    from arena.contests.config import check_command
     from arena.core.text import name_problem
+    from arena.entrants.kinds import check_command
 
     smoke = smoke or Smoke()
     if kind == "command":

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
 from arena.contests.config import ClusterDef, TournamentDef
 from arena.contests.preflight import check_tournament
 from arena.contests.stages import expected_games
@@ -45,6 +48,8 @@ class RunHeader:
     control: str
     paces: str
     isolation: str
+    #: the run's log (``None``: not logged)
+    log: Path | None
 
     @property
     def time(self) -> str:
@@ -77,7 +82,7 @@ class RunListener(Protocol):
         """A game was played and stored."""
 
 
-class Silent:
+class Silent(RunListener):
     """A listener told everything that says nothing (benchmarks, tests)."""
 
     def warnings(self, lines: list[str]) -> None:
@@ -114,13 +119,13 @@ def run_tournament(
     restart: bool = False,
     runner: GameRunner | None = None,
     listener: RunListener | None = None,
-    log_file: Path | None = None,
+    keep_log: bool = False,
     source: str = "the tournament file",
 ) -> Progress:
     """Run the tournament ``config`` (its file's ``text``, its bots' paths relative to ``base``)
     in the database at ``url``, or resume it: its final progress. ``runner``: play on this
-    runner instead of this machine's workers or ``cluster``'s; ``source``: the file, as the
-    pre-flight check's error names it."""
+    runner instead of this machine's workers or ``cluster``'s; ``keep_log``: log the run beside
+    the database (``log_file``); ``source``: the file, as the pre-flight check's error names it."""
     listener = listener or Silent()
     with run_lock(url, config.name) as stale, ExitStack() as closing:
         # a database not made yet is not made for a tournament that cannot start
@@ -134,6 +139,8 @@ def run_tournament(
         # the cluster is reached before anything is stored: a run that cannot play stores nothing
         remote = None if cluster is None or runner is not None else closing.enter_context(cluster_runner(cluster))
         store = open_store(url)
+        closing.callback(_close, store)
+        closing.callback(_close, existing)
         removed = None
         if restart:
             with store.begin() as session:
@@ -143,7 +150,8 @@ def run_tournament(
         tournament_run = TournamentRun(config, text, store, base, workers)
         _tournament, resumed = tournament_run.prepare()
         listener.starting()
-        closing.enter_context(logging_to(log_file))
+        path = log_file(url, config.name) if keep_log else None
+        closing.enter_context(logging_to(path))
         # paces are measured on this machine: a cluster's nodes are others (docs/cluster.md)
         paced = tournament_run.pace(listener.measuring) if remote is None else None
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
@@ -167,7 +175,7 @@ def run_tournament(
         if config.time.clock == "cpu" and config.time.pace:
             paces = paced.describe() if paced else "no paces on a cluster"
         teams, control = len(config.team_bots()), config.time.control().describe()
-        header = RunHeader(resumed, teams, progress.total, playing, placing, control, paces, _isolation())
+        header = RunHeader(resumed, teams, progress.total, playing, placing, control, paces, _isolation(), path)
         log.info("time: %s; %s; bots: %s", header.time, placing, header.isolation)
         listener.header(header)
         return tournament_run.run(runner, on_record=listener.record, progress=progress)
@@ -221,6 +229,13 @@ def logging_to(path: Path | None) -> Iterator[None]:
     finally:
         log.removeHandler(shared)
         shared.close()
+
+
+def _close(sessions: sessionmaker[Session]) -> None:
+    """Close what the sessions of ``sessions`` hold open (its engine's pooled connections)."""
+    bind = sessions.kw.get("bind")
+    if isinstance(bind, Engine):
+        bind.dispose()
 
 
 def _isolation() -> str:

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 #: the course host program, a file of the installed package (so it works from any installation)
 COURSE_HOST = Path(arena.__file__).parent / "host" / "course_host.py"
+#: the longest file name and path the file system takes, in bytes (Linux's NAME_MAX and PATH_MAX)
+MAX_FILE_NAME = 255
+MAX_PATH = 4096
 #: a bot's own code may be at most this large, in this many files (a package with its data)
 MAX_CODE_BYTES = 64 << 20
 MAX_CODE_FILES = 5000
@@ -401,6 +404,27 @@ def kind_of(name: str) -> BotKind:
         return KINDS[name]
     except KeyError:
         raise BotKindError(f"unknown kind of bot {name!r}; the kinds: {', '.join(KINDS)}") from None
+
+
+def check_command(command: str) -> list[str]:
+    """The words of a command bot's command line; ``ValueError`` if it cannot be split."""
+    try:
+        words = shlex.split(command)
+    except ValueError as error:
+        raise ValueError(
+            f"the command line {command!r} cannot be split into words ({error}); check its quotes"
+        ) from None
+    if not words:
+        raise ValueError("the command line is empty")
+    for number, word in enumerate(words, 1):
+        # arena looks each word up as a file; a name the file system cannot hold fails that look
+        longest = max(len(os.fsencode(part)) for part in word.split("/"))
+        if len(os.fsencode(word)) >= MAX_PATH or longest > MAX_FILE_NAME:
+            raise ValueError(
+                f"word {number} of the command line is longer than a file name or path may be "
+                f"({MAX_FILE_NAME} and {MAX_PATH - 1} bytes); pass long data in a file"
+            )
+    return words
 
 
 def command_line(command: str, base: str | None) -> list[str]:

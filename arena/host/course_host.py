@@ -11,8 +11,11 @@ well formed but not a valid cell is passed on as it is: the harness's own engine
 
 This file is standalone on purpose: it imports nothing from arena and runs unchanged under
 Python 2.7 and 3.x, because course bots were written for Python 2.7 and run under the
-interpreter they are registered with. Like every bot, it is started through arena/sandbox/wrapper.py,
-which confines the process before executing this script.
+interpreter they are registered with. Like every bot, it is started through
+arena/sandbox/wrapper.py, which confines the process before executing this script. It is also
+why it is one file of more than the house's 500 lines: it is run by its path under whatever
+interpreter a bot names, whose import path holds none of arena, so its protocol loop, its
+rebuilt ``BigBoard`` and its checks of fair play cannot be split into modules it imports.
 
 Python 2 note: a move field of type ``long`` is rejected like any other non-``int``, as the
 course simulator's ``type(...) is int`` check did.
