@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import sys
@@ -109,9 +110,22 @@ def _arena_processes(folder: str) -> list[str]:
     return found
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one and a half workers a core. A third of the suite's time its tests wait
+    (for bots that time out, servers that start, runs that are killed) with their CPU idle; a
+    third worker a pair of cores fills it (the suite is green with two busy loops beside it,
+    which load the machine more)."""
+    return max(2, (os.cpu_count() or 1) * 3 // 2)
+
+
 def pytest_configure(config):
     if hasattr(config, "workerinput"):
         return  # a worker: its controller set the folder up, and checks at the end
+    # the suite starts hundreds of processes that import arena (commands, workers, bots): where
+    # the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), each would compile
+    # arena's modules again; compiled once here, they read the compiled code
+    for package in ("arena", "bots"):
+        compileall.compile_dir(REPO / package, quiet=2)
     folder = tempfile.mkdtemp(prefix="arena-tests-")
     os.environ["TMPDIR"] = folder  # the test workers, and every process they start, inherit it
     tempfile.tempdir = None
