@@ -118,12 +118,6 @@ def pytest_xdist_auto_num_workers(config):
     return max(2, (os.cpu_count() or 1) * 3 // 2)
 
 
-def pytest_collection_modifyitems(config, items):
-    """The slow end-to-end tests first: the workers then finish together, not one of them alone
-    on a long test handed out last."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 def pytest_configure(config):
     if hasattr(config, "workerinput"):
         return  # a worker: its controller set the folder up, and checks at the end
