@@ -72,7 +72,9 @@ def test_a_bank_runs_out_and_the_move_past_it_is_a_timeout(pool):
         0,
         [0, 1, 0, 1, 0, 1],
     )
-    assert re.fullmatch(r"no reply within 0\.(0\d\d|100) s \+ 0\.050 s grace of wall time \(.*\)", record.detail)
+    # what is left is 0.1 s, and a little more on a busy machine: time waited for a CPU is not charged
+    left = re.fullmatch(r"no reply within (0\.\d{3}) s \+ 0\.050 s grace of wall time \(.*\)", record.detail)
+    assert left and 0.0 < float(left[1]) < 0.2, record.detail
     seen = clocks(record.stderr[0])
     assert [s["kind"] for s in seen] == ["wall"] * 4
     assert [s["limit"] for s in seen[:3]] == pytest.approx([1.0, 0.7, 0.4], abs=0.02)
