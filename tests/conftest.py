@@ -126,13 +126,6 @@ def pytest_xdist_make_scheduler(config, log):
     return LoadFileScheduling(config, log)
 
 
-def pytest_collection_modifyitems(config, items):
-    """The files of slow end-to-end tests first: the workers then finish together, not one of
-    them alone on a long file handed out last."""
-    slow = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow)
-
-
 def pytest_configure(config):
     if hasattr(config, "workerinput"):
         return  # a worker: its controller set the folder up, and checks at the end
