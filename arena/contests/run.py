@@ -25,6 +25,7 @@ from arena.core.job import GameRunner
 from arena.core.live import live_folder
 from arena.core.records import GameRecord
 from arena.errors import ConfigError
+from arena.runners.local import LocalRunner
 from arena.store.database import open_store
 from arena.store.writes import Contents, delete_tournament
 
@@ -164,8 +165,6 @@ def run_tournament(
         if runner is not None:
             placing = playing = type(runner).__name__
         elif remote is None:
-            from arena.runners.local import LocalRunner
-
             local = LocalRunner(tournament_run.workers, pin=pin, live=live_folder(url))
             runner, placing, playing = local, f"CPUs: {local.pinning}", f"{tournament_run.workers} workers"
         else:
