@@ -14,6 +14,7 @@ import yaml
 from arena.contests.config import load_config
 from arena.contests.stages import expected_games
 from arena.games import get_game
+from tests.fixtures.harnesskit import arena_here
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_BOT = ROOT / "tests" / "fixtures" / "course" / "team2.py"
@@ -92,10 +93,10 @@ def test_a_small_course_tournament_through_run_leaderboard_replay_and_report(tmp
     assert run.returncode == 0, run.stderr
     assert "Finished: 14 games" in run.stdout
 
-    board = json.loads(arena("leaderboard", "small-course", "--db", db, "--json", cwd=tmp_path).stdout)
+    board = json.loads(arena_here("leaderboard", "small-course", "--db", db, "--json", cwd=tmp_path).stdout)
     assert sum(line["games"] for line in board["leaderboard"]) == 28
     games = json.loads(
-        arena("games", "--tournament", "small-course", "--db", db, "--json", "--limit", "100", cwd=tmp_path).stdout
+        arena_here("games", "--tournament", "small-course", "--db", db, "--json", "--limit", "100", cwd=tmp_path).stdout
     )
     assert len(games) == 14 and all(g["status"] == "finished" for g in games)
     for g in games:  # course points: 86/0 for a win or a forfeit, small boards on a draw
@@ -108,12 +109,12 @@ def test_a_small_course_tournament_through_run_leaderboard_replay_and_report(tmp
     assert any("D" in (g["first"], g["second"]) for g in group)  # the course bot played
 
     course_game = next(g for g in group if "D" in (g["first"], g["second"]))
-    replay = arena("replay", str(course_game["id"]), "--db", db, cwd=tmp_path)
+    replay = arena_here("replay", str(course_game["id"]), "--db", db, cwd=tmp_path)
     assert replay.returncode == 0, replay.stderr
     assert "re-played through the engine" in replay.stdout
 
     out = tmp_path / "site"
-    report = arena("report", "small-course", "--db", db, "--out", str(out), cwd=tmp_path)
+    report = arena_here("report", "small-course", "--db", db, "--out", str(out), cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     index = (out / "index.html").read_text()
     assert "Podium" in index and "final" in index

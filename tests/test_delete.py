@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.harnesskit import arena, without_root_warning
+from tests.fixtures.harnesskit import arena, arena_here, without_root_warning
 
 pytestmark = pytest.mark.slow
 
@@ -72,6 +72,10 @@ class Stored:
     def arena(self, *args: str, input: str = "") -> subprocess.CompletedProcess:
         """The real ``arena ARGS --db`` this database, run in the folder, ``input`` its stdin."""
         return arena(*args, "--db", self.db, cwd=self.path, input=input)
+
+    def command(self, *args: str, input: str = "") -> subprocess.CompletedProcess:
+        """``arena ARGS --db`` this database as the user sees it, run in this process."""
+        return arena_here(*args, "--db", self.db, cwd=self.path, input=input)
 
     def rows(self, query: str, *args: object) -> list[tuple]:
         with closing(sqlite3.connect(self.database)) as connection:
@@ -132,7 +136,7 @@ def said_deleted(stored: Stored) -> str:
 
 def test_delete_yes_removes_the_tournament_and_says_what_it_removed(stored):
     removed = said_deleted(stored)
-    result = stored.arena("delete", "one", "--yes")
+    result = stored.command("delete", "one", "--yes")
     assert (result.returncode, result.stdout, result.stderr) == (0, f"Deleted tournament 'one': {removed}\n", "")
 
 
@@ -143,7 +147,7 @@ def test_delete_removes_the_games_moves_entries_and_pools_of_the_tournament_alon
     ]
     two_games = stored.rows("SELECT * FROM games WHERE tournament_id = 2 ORDER BY id")
     two_moves = stored.moves_of("two")
-    assert stored.arena("delete", "one", "--yes").returncode == 0
+    assert stored.command("delete", "one", "--yes").returncode == 0
     assert stored.rows("SELECT name FROM tournaments") == [("two",)]
     assert [stored.rows(f"SELECT * FROM {table} ORDER BY id") for table in ("entries", "pool_entries")] == two
     assert stored.rows("SELECT * FROM games ORDER BY id") == two_games
@@ -152,13 +156,13 @@ def test_delete_removes_the_games_moves_entries_and_pools_of_the_tournament_alon
 
 def test_delete_keeps_registered_bots_and_bots_another_tournament_entered(stored):
     assert stored.rows("SELECT name FROM bots ORDER BY name") == [("other",), ("reg",), ("shared",), ("solo",)]
-    assert stored.arena("delete", "one", "--yes").returncode == 0
+    assert stored.command("delete", "one", "--yes").returncode == 0
     assert stored.rows("SELECT name FROM bots ORDER BY name") == [("other",), ("reg",), ("shared",)]
 
 
 def test_delete_asks_first_and_an_answer_of_no_deletes_nothing(stored):
     before = stored.everything()
-    result = stored.arena("delete", "one", input="n\n")
+    result = stored.command("delete", "one", input="n\n")
     assert (result.returncode, result.stdout, result.stderr) == (
         1,
         f"Delete tournament 'one' (finished): {said_deleted(stored)}? [y/N]: ",
@@ -169,14 +173,14 @@ def test_delete_asks_first_and_an_answer_of_no_deletes_nothing(stored):
 
 def test_delete_with_nothing_to_read_for_an_answer_deletes_nothing(stored):
     before = stored.everything()
-    result = stored.arena("delete", "one", input="")
+    result = stored.command("delete", "one", input="")
     assert (result.returncode, result.stderr) == (1, "nothing deleted\n")
     assert stored.everything() == before
 
 
 def test_delete_answered_yes_deletes(stored):
     removed = said_deleted(stored)
-    result = stored.arena("delete", "one", input="y\n")
+    result = stored.command("delete", "one", input="y\n")
     assert result.returncode == 0
     assert result.stdout == (
         f"Delete tournament 'one' (finished): {removed}? [y/N]: Deleted tournament 'one': {removed}\n"
@@ -187,7 +191,7 @@ def test_delete_answered_yes_deletes(stored):
 def test_delete_is_refused_while_a_run_of_the_tournament_holds_its_lock(stored):
     before = stored.everything()
     with lock_held(stored, "one") as pid:
-        result = stored.arena("delete", "one", "--yes")
+        result = stored.command("delete", "one", "--yes")
     assert (result.returncode, result.stderr) == (
         2,
         f"error: tournament 'one' is already running (pid {pid}); wait for it to finish or stop it first\n",
@@ -196,7 +200,7 @@ def test_delete_is_refused_while_a_run_of_the_tournament_holds_its_lock(stored):
 
 
 def test_delete_of_an_unknown_tournament_names_the_stored_ones(stored):
-    result = stored.arena("delete", "three", "--yes")
+    result = stored.command("delete", "three", "--yes")
     assert (result.returncode, result.stderr) == (
         2,
         "error: no tournament 'three' in this database; the tournaments: one, two (list them with "

@@ -14,7 +14,7 @@ from contextlib import closing
 
 import pytest
 
-from tests.fixtures.harnesskit import TournamentFolder, arena, finished_games, stop
+from tests.fixtures.harnesskit import TournamentFolder, arena_here, finished_games, stop
 
 pytestmark = pytest.mark.slow
 
@@ -62,7 +62,7 @@ class Played:
         return [game for game in self.games if game["stage"] == number]
 
     def leaderboard(self, stage: str, *more: str) -> str:
-        result = arena("leaderboard", "--stage", stage, "--db", self.folder.url, *more, cwd=self.folder.path)
+        result = arena_here("leaderboard", "--stage", stage, "--db", self.folder.url, *more, cwd=self.folder.path)
         assert result.returncode == 0, result.stderr
         return result.stdout
 
@@ -126,9 +126,9 @@ def test_the_knockout_decides_drawn_matches_by_extra_pairs_then_by_seed(played):
 
 def test_the_run_counts_the_knockouts_extra_games_in_its_total(played):
     assert played.result.returncode == 0
-    listed = json.loads(arena("tournaments", "--json", "--db", played.folder.url, cwd=played.folder.path).stdout)
+    listed = json.loads(arena_here("tournaments", "--json", "--db", played.folder.url, cwd=played.folder.path).stdout)
     assert listed[0]["games_finished"] == len(played.games)
-    board = json.loads(arena("leaderboard", "--json", "--db", played.folder.url, cwd=played.folder.path).stdout)
+    board = json.loads(arena_here("leaderboard", "--json", "--db", played.folder.url, cwd=played.folder.path).stdout)
     assert (board["complete"], board["games_expected"]) == (True, len(played.games))
 
 
@@ -141,7 +141,7 @@ def test_each_stage_is_labelled_with_its_format(played):
 
 
 def test_the_report_shows_each_stages_format_and_the_bracket(played, tmp_path):
-    result = arena("report", "--db", played.folder.url, "--out", str(tmp_path / "site"), cwd=played.folder.path)
+    result = arena_here("report", "--db", played.folder.url, "--out", str(tmp_path / "site"), cwd=played.folder.path)
     assert result.returncode == 0, result.stderr
     index = (tmp_path / "site" / "index.html").read_text()
     for label in ("gauntlet of r1", "Swiss, 3 of 3 rounds", "adaptive, 16 of 16 games", "Buchholz", "Elo"):

@@ -17,14 +17,15 @@ from sqlalchemy import select as query
 
 from arena.store.database import open_store
 from arena.store.models import GameRow, MoveRow
+from tests.fixtures.harnesskit import arena_here
 
 FIRST_LEGAL = str(Path(__file__).parent / "fixtures" / "bots" / "first_legal.py")
 
 
 def arena(*args: str, stdin: str = "", cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], input=stdin, capture_output=True, text=True, cwd=cwd, timeout=120
-    )
+    """``arena ARGS`` with ``stdin`` typed at it, as the person sees it (run in this process; the
+    real terminal's test below runs the real command)."""
+    return arena_here(*args, cwd=cwd, input=stdin)
 
 
 def stored_games(db: Path) -> list[tuple[GameRow, list[MoveRow]]]:

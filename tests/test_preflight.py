@@ -19,7 +19,7 @@ import pytest
 from arena.errors import BotParameterError
 from bots import minimax, uct
 from bots.common import resolve_parameters
-from tests.fixtures.harnesskit import BOTS, FIXTURES, REPO, arena, needs_node, without_root_warning
+from tests.fixtures.harnesskit import BOTS, FIXTURES, REPO, arena, arena_here, needs_node, without_root_warning
 
 pytestmark = pytest.mark.slow
 
@@ -45,6 +45,11 @@ class Folder:
     def arena(self, *args: str) -> subprocess.CompletedProcess:
         """The real ``arena ARGS --db`` this folder's database, run in the folder."""
         return arena(*args, "--db", self.db, cwd=self.path)
+
+    def here(self, *args: str) -> subprocess.CompletedProcess:
+        """``arena ARGS --db`` this folder's database as the user sees it, run in this process:
+        for runs refused before any game, and checks (neither starts a worker)."""
+        return arena_here(*args, "--db", self.db, cwd=self.path)
 
     def rows(self, query: str) -> list[tuple]:
         with closing(sqlite3.connect(self.database)) as connection:
@@ -72,7 +77,7 @@ def parameter_error(bot: str, parameters, given: dict) -> str:
 
 def run_refused(folder: Folder, *problems: str) -> None:
     """``arena run`` of the folder's file lists ``problems``, exits 2 and makes no database."""
-    result = folder.arena("run", str(folder.file), "-q")
+    result = folder.here("run", str(folder.file), "-q")
     assert (result.returncode, without_root_warning(result.stderr)) == (2, refusal(folder, *problems))
     assert result.stdout == ""
     assert not folder.database.exists()
@@ -137,7 +142,7 @@ def test_limits_a_bot_cannot_start_under_are_refused(folder):
 
 def test_absurd_limits_are_refused_by_the_files_own_validation(folder):
     folder.write("  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n", more="limits: {memory_mb: 1e20}\n")
-    result = folder.arena("run", str(folder.file), "-q")
+    result = folder.here("run", str(folder.file), "-q")
     assert (result.returncode, result.stderr) == (
         2,
         f"error: {folder.file} is not a valid tournament:\n"
@@ -178,7 +183,7 @@ def test_a_refused_tournament_stores_nothing_in_an_existing_database(folder):
     assert folder.arena("run", str(folder.file), "-q").returncode == 0
     before = folder.rows("SELECT * FROM bots"), folder.rows("SELECT id, status FROM games")
     folder.write("  a: {module: bots.randombot}\n  b: {module: bots.uct, params: {iteration: 1}}\n", name="bad")
-    result = folder.arena("run", str(folder.file), "-q")
+    result = folder.here("run", str(folder.file), "-q")
     assert result.returncode == 2
     assert folder.rows("SELECT name FROM tournaments") == [("good",)]
     assert (folder.rows("SELECT * FROM bots"), folder.rows("SELECT id, status FROM games")) == before
@@ -187,9 +192,9 @@ def test_a_refused_tournament_stores_nothing_in_an_existing_database(folder):
 
 def test_a_registered_bot_is_checked_as_stored(folder):
     shutil.copy(BOTS / "takes_params.py", folder.path)
-    assert folder.arena("register", "takes_params.py", "--name", "shifty", "--game", "tictactoe").returncode == 0
+    assert folder.here("register", "takes_params.py", "--name", "shifty", "--game", "tictactoe").returncode == 0
     folder.write("  rand: {module: bots.randombot}\n", game="xtreme", more="teams: {A: shifty, B: rand}\n")
-    result = folder.arena("run", str(folder.file), "-q")
+    result = folder.here("run", str(folder.file), "-q")
     played = f"bot '{folder.path / 'takes_params.py'}' does not play 'xtreme'; it plays tictactoe, uttt"
     assert (result.returncode, without_root_warning(result.stderr)) == (2, refusal(folder, f"teams.A: {played}"))
     assert folder.rows("SELECT count(*) FROM tournaments") == [(0,)]
@@ -231,14 +236,14 @@ def test_check_says_ok_with_the_bots_and_teams_and_makes_no_database(folder):
         "  mcts: {module: bots.uct, params: {iterations: 10}}\n  rand: {module: bots.randombot}\n",
         more="teams: {A: mcts, B: mcts, C: rand}\n",
     )
-    result = folder.arena("run", "--check", str(folder.file))
+    result = folder.here("run", "--check", str(folder.file))
     assert (result.returncode, result.stdout) == (0, "ok: 2 bots of 3 teams checked\n")
     assert not folder.database.parent.exists()
 
 
 def test_check_lists_the_problems_exits_2_and_makes_no_database(folder):
     folder.write("  mcts: {module: bots.uct, params: {iteration: 100}}\n  rand: {module: bots.randombot}\n")
-    result = folder.arena("run", "--check", str(folder.file))
+    result = folder.here("run", "--check", str(folder.file))
     assert (result.returncode, without_root_warning(result.stderr)) == (
         2,
         refusal(folder, f"bots.mcts: bot 'uct' has no parameter 'iteration'; its parameters: {UCT_PARAMETERS}"),
@@ -252,11 +257,11 @@ def test_check_leaves_an_existing_database_as_it_was(folder):
     files = sorted(path.name for path in folder.database.parent.iterdir())
     before = folder.database.read_bytes()
     folder.write("  a: {module: bots.randombot}\n  b: {module: bots.onestep}\n", name="other")
-    assert folder.arena("run", "--check", str(folder.file)).returncode == 0
+    assert folder.here("run", "--check", str(folder.file)).returncode == 0
     assert sorted(path.name for path in folder.database.parent.iterdir()) == files
     assert folder.database.read_bytes() == before
 
 
 def test_check_passes_the_default_tournament(folder):
-    result = folder.arena("run", "--check", str(REPO / "tournament.yaml"))
+    result = folder.here("run", "--check", str(REPO / "tournament.yaml"))
     assert (result.returncode, result.stdout) == (0, "ok: 72 bots of 72 teams checked\n")

@@ -22,7 +22,7 @@ from arena.formats.ladder import InformationPairing, Ladder, RandomPairing, Roun
 from arena.runners.local import LocalRunner
 from arena.store.database import open_store
 from arena.store.seasons import MAX_PER_HOUR, SeasonError, add_teams, hash_token
-from tests.fixtures.harnesskit import arena
+from tests.fixtures.harnesskit import arena, arena_here
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "randombot.py"
 RULES_BOT = (RANDOM_BOT.parent / "rules.py").read_bytes()
@@ -350,16 +350,16 @@ def test_a_team_has_a_few_submissions_an_hour(season):
 
 def test_the_season_commands(tmp_path):
     db = f"sqlite:///{tmp_path / 's.sqlite3'}"
-    done = arena("season", "create", "fall", "--game", "tictactoe", "--time", "1", "--db", db, cwd=tmp_path)
+    done = arena_here("season", "create", "fall", "--game", "tictactoe", "--time", "1", "--db", db, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    done = arena("season", "teams", "add", "fall", "one", "two", "--db", db, cwd=tmp_path)
+    done = arena_here("season", "teams", "add", "fall", "one", "two", "--db", db, cwd=tmp_path)
     tokens = dict(line.split("\t") for line in done.stdout.splitlines())
     assert sorted(tokens) == ["one", "two"]
     (tmp_path / "crash.py").write_bytes(CRASHING)
-    done = arena("season", "submit", "fall", "crash.py", "--token", tokens["one"], "--db", db, cwd=tmp_path)
+    done = arena_here("season", "submit", "fall", "crash.py", "--token", tokens["one"], "--db", db, cwd=tmp_path)
     assert done.returncode == 1 and "one v1: error" in done.stdout
-    mine = arena("season", "submissions", "fall", "--token", tokens["one"], "--db", db, cwd=tmp_path)
-    theirs = arena("season", "submissions", "fall", "--token", tokens["two"], "--db", db, cwd=tmp_path)
+    mine = arena_here("season", "submissions", "fall", "--token", tokens["one"], "--db", db, cwd=tmp_path)
+    theirs = arena_here("season", "submissions", "fall", "--token", tokens["two"], "--db", db, cwd=tmp_path)
     assert "boom at move" in mine.stdout and "boom" not in theirs.stdout
-    done = arena("season", "standings", "nope", "--db", db, cwd=tmp_path)
+    done = arena_here("season", "standings", "nope", "--db", db, cwd=tmp_path)
     assert done.returncode == 2 and "no season 'nope'; the seasons are: fall" in done.stderr

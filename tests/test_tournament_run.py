@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.harnesskit import BOTS, NODE_BOT, arena, needs_node
+from tests.fixtures.harnesskit import BOTS, NODE_BOT, arena, arena_here, needs_node
 
 pytestmark = pytest.mark.slow
 
@@ -72,7 +72,7 @@ class Run:
         self.second = arena("run", "e2e.yaml", "--db", self.db, cwd=folder)
 
     def cli_json(self, *args: str):
-        result = arena(*args, "--db", self.db, "--json", cwd=self.folder)
+        result = arena_here(*args, "--db", self.db, "--json", cwd=self.folder)
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
 
@@ -197,7 +197,7 @@ def test_games_json_filters_by_bot(run):
 
 
 def test_games_of_an_unknown_tournament_are_refused_with_the_known_ones(run):
-    result = arena("games", "--tournament", "nope", "--db", run.db, cwd=run.folder)
+    result = arena_here("games", "--tournament", "nope", "--db", run.db, cwd=run.folder)
     assert result.returncode == 2
     assert result.stderr == "error: no tournament 'nope'; the tournaments: e2e\n"
 
@@ -216,7 +216,7 @@ def test_bots_json_lists_the_declared_bots_with_their_code_hashes(run):
 
 def test_an_empty_database_lists_nothing_in_json(tmp_path):
     for command in ("tournaments", "games", "bots"):
-        result = arena(command, "--json", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+        result = arena_here(command, "--json", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
         stored = [row for row in json.loads(result.stdout) if not row.get("built_in")]  # (arena bots lists its own)
         assert (command, result.returncode, stored) == (command, 0, [])
 
@@ -227,7 +227,9 @@ def test_an_empty_database_lists_nothing_in_json(tmp_path):
 @needs_node
 def test_a_tournament_plays_a_node_bot_registered_by_command_and_one_declared(tmp_path):
     db = f"sqlite:///{tmp_path / 'a.db'}"
-    registered = arena("register", "--command", f"node {NODE_BOT}", "--name", "node-random", "--db", db, cwd=tmp_path)
+    registered = arena_here(
+        "register", "--command", f"node {NODE_BOT}", "--name", "node-random", "--db", db, cwd=tmp_path
+    )
     assert registered.returncode == 0, registered.stderr
     shutil.copy(BOTS / "seeded_random.py", tmp_path)
     (tmp_path / "t.yaml").write_text(
@@ -237,7 +239,7 @@ def test_a_tournament_plays_a_node_bot_registered_by_command_and_one_declared(tm
     )
     result = arena("run", "t.yaml", "--db", db, "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    games = arena("games", "--tournament", "js", "--json", "--db", db, cwd=tmp_path)
+    games = arena_here("games", "--tournament", "js", "--json", "--db", db, cwd=tmp_path)
     listed = json.loads(games.stdout)
     assert len(listed) == 6
     assert [g["termination"] for g in listed] == ["normal"] * 6
@@ -252,18 +254,18 @@ def test_the_registered_bots_example_of_docs_bots_md_runs(tmp_path):
     example = text.split("## Entering a tournament", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     db = f"sqlite:///{tmp_path / 'a.db'}"
     for name, bot in (("alice-bot", "first_legal.py"), ("bob-bot", "seeded_random.py")):
-        registered = arena("register", str(BOTS / bot), "--name", name, "--db", db, cwd=tmp_path)
+        registered = arena_here("register", str(BOTS / bot), "--name", name, "--db", db, cwd=tmp_path)
         assert registered.returncode == 0, registered.stderr
     (tmp_path / "section-b.yaml").write_text(example)
     result = arena("run", "section-b.yaml", "--db", db, "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    board = json.loads(arena("leaderboard", "section-b", "--json", "--db", db, cwd=tmp_path).stdout)
+    board = json.loads(arena_here("leaderboard", "section-b", "--json", "--db", db, cwd=tmp_path).stdout)
     assert sorted((line["team"], line["bot"], line["games"]) for line in board["leaderboard"]) == [
         ("Alice", "alice-bot", 4),
         ("Baseline", "Baseline", 4),
         ("Bob", "bob-bot", 4),
     ]
-    bots = json.loads(arena("bots", "--json", "--db", db, cwd=tmp_path).stdout)
+    bots = json.loads(arena_here("bots", "--json", "--db", db, cwd=tmp_path).stdout)
     stored = [b for b in bots if b["version"] is not None]  # the built-in bots are listed too
     assert sorted((b["name"], b["version"], b["registered"], b["target"]) for b in stored) == [
         ("Baseline", 1, False, "bots.randombot"),
