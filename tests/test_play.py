@@ -138,7 +138,8 @@ def test_the_games_of_arena_play_are_never_the_default_tournament(tmp_path):
     assert report.returncode == 0, report.stderr
     assert [p.name for p in (tmp_path / "reports").iterdir()] == ["league"]
     by_name = json.loads(arena("leaderboard", names[1], "--json", "--db", db, cwd=tmp_path).stdout)
-    assert (by_name["tournament"], by_name["games_finished"]) == (names[1], 1)
+    # the person quit: the game is stored, without a result
+    assert (by_name["tournament"], by_name["games_finished"], by_name["games_unfinished"]) == (names[1], 0, 1)
 
 
 def test_a_database_of_arena_play_games_only_says_how_to_see_them(tmp_path):

@@ -265,3 +265,35 @@ def test_check_leaves_an_existing_database_as_it_was(folder):
 def test_check_passes_the_default_tournament(folder):
     result = folder.here("run", "--check", str(REPO / "tournament.yaml"))
     assert (result.returncode, result.stdout) == (0, "ok: 72 bots of 72 teams checked\n")
+
+
+# ---------------------------------------------------------------- a bot of several files
+
+TA_BOT = (
+    '"""A TA\'s bot of two files."""\nfrom tabot.search import first\n\nGAMES = ["tictactoe"]\n\n\n'
+    "def move(state, clock):\n    return first(state)\n"
+)
+TA_SEARCH = "def first(state):\n    return state.legal_moves()[0]\n"
+
+
+def test_a_bot_of_several_files_given_by_its_path_is_refused_with_the_fix_and_runs_as_a_package(folder):
+    (folder.path / "tabot").mkdir()
+    (folder.path / "tabot" / "bot.py").write_text(TA_BOT)
+    (folder.path / "tabot" / "search.py").write_text(TA_SEARCH)
+    folder.write("  ta: {path: tabot/bot.py}\n  rand: {module: bots.randombot}\n")
+    refused = folder.here("run", "--check", str(folder.file))
+    problem = without_root_warning(refused.stderr).splitlines()[1]
+    assert refused.returncode == 2
+    assert problem.startswith(
+        f"  bots.ta: bot file '{folder.path / 'tabot' / 'bot.py'}' imports its own module 'tabot'"
+    )
+    assert problem.endswith(
+        f"put an __init__.py in '{folder.path / 'tabot'}', import its modules as 'tabot.MODULE' (or 'from . "
+        f"import MODULE'), and give it as module: tabot.bot from a tournament file in '{folder.path}' "
+        "(docs/bots.md, 'A bot of several files')"
+    )
+    (folder.path / "tabot" / "__init__.py").write_text("")
+    folder.write("  ta: {module: tabot.bot}\n  rand: {module: bots.randombot}\n")
+    played = folder.arena("run", str(folder.file), "-q")
+    assert played.returncode == 0, played.stderr
+    assert folder.rows("SELECT status, termination FROM games") == [("finished", "normal")]  # one game a pair

@@ -5,19 +5,21 @@ refused, and the command line says where it serves."""
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import sqlite3
 import threading
-from contextlib import closing
+from contextlib import ExitStack, closing
 from pathlib import Path
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
 from arena.errors import ArenaError
 from arena.web.server import build
-from tests.fixtures.harnesskit import arena, start_arena, stop
+from tests.fixtures.harnesskit import arena, run_arena, start_arena, stop
 from tests.fixtures.servekit import answer, free_port
 
 LOCAL = "http://127.0.0.1"
@@ -262,3 +264,53 @@ def test_a_failure_of_the_server_is_a_500_page_without_a_traceback(league_url, m
         answer = web.get("/t/1/index.html")
     assert answer.status_code == 500
     assert no_traceback(answer.text) and "a secret" not in answer.text
+
+
+def test_browser_games_left_unfinished_change_no_rating_and_are_counted_as_left(tmp_path):
+    # two visitors start a game against the random bot (it moves first) and leave; the server stops
+    url = f"sqlite:///{tmp_path / 'played.db'}"
+    with client(build(url, play=True)) as web:
+        for _ in range(2):
+            form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "o", "move_time": "1"}
+            assert web.post("/play", data=form, follow_redirects=False).status_code == 303
+    [played] = json.loads(run_arena("tournaments", "--json", "--db", url).stdout)
+    board = json.loads(run_arena("leaderboard", played["name"], "--json", "--db", url).stdout)
+    assert (board["games_finished"], board["games_unfinished"]) == (0, 2)
+    assert {(line["team"], line["games"], line["mu"]) for line in board["leaderboard"]} == {
+        ("human", 0, 25.0),
+        ("bots.randombot", 0, 25.0),
+    }
+    header = run_arena("leaderboard", played["name"], "--db", url).stdout.splitlines()[0]
+    assert header.endswith("; 0 games (2 left unfinished, not rated), status running")
+
+
+@pytest.mark.slow
+def test_a_read_only_server_answers_fifty_clients_at_once_and_lives(league_url, tmp_path):
+    # pages and live streams from many threads at once: the read-only database's connections
+    # are each one thread's at a time (it once crashed the server with SIGSEGV at 6 to 8)
+    port = free_port()
+    server = start_arena("serve", "--db", league_url, "--port", str(port), "--no-play", cwd=tmp_path)
+    base = f"http://127.0.0.1:{port}"
+    pages = ["/t/1/index.html", "/t/1/crosstable.html", "/t/1/games.html", "/t/1/games/1.html"]
+    statuses: list[int] = []
+    try:
+        assert answer(f"{base}/t/1/index.html").status_code == 200
+
+        def visitor(number: int) -> None:
+            with httpx.Client(base_url=base, timeout=60) as web, ExitStack() as open_streams:
+                if number % 5 == 0:  # a live stream, held open while its visitor reads pages
+                    stream = open_streams.enter_context(web.stream("GET", "/t/1/events?seen=0123456789abcdef"))
+                    statuses.append(stream.status_code)
+                    next(stream.iter_lines(), None)
+                statuses.extend(web.get(path).status_code for path in pages * 3)
+
+        threads = [threading.Thread(target=visitor, args=(number,)) for number in range(50)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        assert answer(f"{base}/t/1/index.html").status_code == 200
+    finally:
+        stop(server, signal.SIGINT)
+    assert statuses == [200] * len(statuses) and len(statuses) == 50 * 12 + 10

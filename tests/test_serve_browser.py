@@ -92,7 +92,9 @@ def test_the_overview_follows_a_tournament_run_in_another_process_without_a_relo
                 "() => document.querySelector('header.site .meta').textContent.includes('finished')", timeout=WAIT
             )
             assert page.evaluate("window.notReloaded") is True
-            assert int(page.evaluate("document.body.dataset.updates")) >= 2
+            # it changed by itself at least once, and reached the end: on a busy machine the last
+            # games, the podium and the status may all come in one update
+            assert int(page.evaluate("document.body.dataset.updates")) >= 1
             with open_store(url, read_only=True).begin() as session:
                 found = load_results(session, find_tournament(session, "live"))
             shown = page.eval_on_selector_all("#standings tbody tr", "rows => rows.map(r => r.dataset.team)")

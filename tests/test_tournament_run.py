@@ -86,7 +86,16 @@ def test_run_plays_every_game_and_says_so(run):
     assert run.first.returncode == 0, run.first.stderr
     lines = run.first.stdout.splitlines()
     assert lines[0] == f"Running e2e: tictactoe, 4 teams, 12 games, 2 workers (log: {run.folder / 'db' / 'e2e.log'})"
-    assert lines[-1].startswith("Finished: 12 games, 6 forfeits, ")
+    assert lines[-3].startswith("Finished: 12 games, 6 forfeits, ")
+
+
+def test_a_finished_run_points_to_the_standings_for_who_won_and_says_what_the_leaderboard_ranks(run):
+    # the leaderboard's first row is the best rating, which a tournament's stages need not agree with
+    assert run.first.stdout.splitlines()[-2:] == [
+        "  who won, place by place: 'arena standings e2e'",
+        "  ratings: 'arena leaderboard e2e' (TrueSkill μ−3σ over all of a team's games: it ranks skill, which "
+        "need not follow the places the stages gave)",
+    ]
 
 
 def test_run_shows_its_progress(run):

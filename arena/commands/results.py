@@ -73,7 +73,7 @@ def print_title(found: Results, note: str | None, what: str) -> None:
     t = found.tournament
     out().print(
         f"[bold]{escape(printable(t.name))}[/]: {escape(printable(t.game['name']))}, "
-        f"{escape(printable(what))}; {found.totals.finished}/{found.totals.expected} games, status "
+        f"{escape(printable(what))}; {found.totals.describe()}, status "
         f"{escape(printable(t.status))}",
         highlight=False,
     )
@@ -91,6 +91,7 @@ def tournament_header(found: Results) -> dict[str, Any]:
         "complete": found.complete,
         "games_finished": found.totals.finished,
         "games_expected": found.totals.expected,
+        "games_unfinished": found.totals.unfinished,
     }
 
 

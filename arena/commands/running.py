@@ -128,12 +128,15 @@ def run(
     if not quiet:
         elapsed = time.monotonic() - (shown.started or time.monotonic())
         replays = f", {final.replays} replayed for an overloaded machine" if final.replays else ""
-        out().print(
-            f"Finished: {final.done} games, {final.forfeits} forfeits{replays}, {elapsed:.1f} s in this "
-            f"run. See 'arena leaderboard {config.name}'.",
-            highlight=False,
-            markup=False,
-        )
+        named = shlex.quote(config.name)
+        system = {"trueskill": "TrueSkill", "openskill": "OpenSkill"}[config.rating.system]
+        for line in (
+            f"Finished: {final.done} games, {final.forfeits} forfeits{replays}, {elapsed:.1f} s in this run.",
+            f"  who won, place by place: 'arena standings {named}'",
+            f"  ratings: 'arena leaderboard {named}' ({system} μ−3σ over all of a team's games: it ranks "
+            "skill, which need not follow the places the stages gave)",
+        ):
+            out().print(line, highlight=False, markup=False)
         for reason in final.void_reasons[:5]:
             out().print(f"  replayed: {reason}", highlight=False, markup=False)
 

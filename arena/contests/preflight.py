@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 from collections import deque
 from collections.abc import Callable
@@ -42,6 +43,7 @@ from arena.core.timing import ClockKind, Limit
 from arena.entrants.kinds import BotKindError, command_line, kind_of
 from arena.errors import ArenaError
 from arena.games import Game, get_game_from_spec
+from arena.host.loader import is_path
 from arena.runners.worker import GameWorker
 from arena.sandbox.interpreter import InterpreterError, check_interpreter
 from arena.sandbox.process import BotProcess
@@ -299,6 +301,8 @@ def _judge(entrant: Entrant, ask: Ask, reply: dict[str, Any], config: Tournament
     if reply["type"] == "error":
         if reply["kind"] == "resource_limit":
             entrant.problem(_over_limits(config, reply["message"]))
+        elif (own := _own_module(ask.spec, reply["message"])) is not None:
+            entrant.problem(own)
         elif ask.spec.kind != "command":  # a command bot need not answer describe
             entrant.warn(f"could not be checked: {reply['message']}")
     elif reply["type"] == "checked":
@@ -306,6 +310,27 @@ def _judge(entrant: Entrant, ask: Ask, reply: dict[str, Any], config: Tournament
             entrant.problem(reply["problem"])
     elif reply.get("games") and game not in reply["games"]:
         entrant.problem(f"bot {entrant.name!r} does not play {game!r}; it plays {', '.join(reply['games'])}")
+
+
+def _own_module(spec: BotSpec, message: str) -> str | None:
+    """What to do when a bot given as a file cannot import a module of its own (a file or folder
+    beside it, or its folder as a package): in the sandbox a bot file is that one file. A bot of
+    several files is a package, given by its module name (``None``: not such a failure)."""
+    missing = re.search(r"No module named '([\w.]+)'", message)
+    if spec.kind != "python" or not is_path(spec.target) or missing is None:
+        return None
+    file = Path(spec.target)
+    name, folder = missing[1].split(".")[0], file.parent
+    if name != folder.name and not (folder / f"{name}.py").is_file() and not (folder / name).is_dir():
+        return None
+    module = f"{folder.name}.{file.stem}"
+    return (
+        f"bot file {str(file)!r} imports its own module {name!r}, but a bot given by path is that one file "
+        f"(the sandbox lets it read nothing beside it): a bot of several files is a package; put an "
+        f"__init__.py in {str(folder)!r}, import its modules as '{folder.name}.MODULE' (or 'from . import "
+        f"MODULE'), and give it as module: {module} from a tournament file in {str(folder.parent)!r} "
+        "(docs/bots.md, 'A bot of several files')"
+    )
 
 
 def _last_words(process: BotProcess) -> str | None:

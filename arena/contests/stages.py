@@ -9,7 +9,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from arena.contests.config import TournamentDef
@@ -99,13 +99,23 @@ def pool_games(session: Session, tournament: Tournament, config: TournamentDef, 
                 game.round,
                 teams[game.seat0],
                 teams[game.seat1],
-                game_points(config.scoring, game.winner, game.points) if game.status == "finished" else None,
+                _pool_points(config, game),
             )
             for game in games
             if game.pool == pool
         ]
         found.append(PoolGames(pool, [teams[entry] for entry in members], played))
     return found
+
+
+def _pool_points(config: TournamentDef, game: GameRow) -> tuple[float, float] | None:
+    """What a game scored each seat as its pool plans its next round: ``None`` while it is to be
+    played; nothing for either when it was left unfinished (``aborted``: no result, but played)."""
+    if game.status != "finished":
+        return None
+    if game.termination == "aborted":
+        return (0.0, 0.0)
+    return game_points(config.scoring, game.winner, game.points)
 
 
 def next_plan(
@@ -173,9 +183,15 @@ def extra_games(session: Session, tournament: Tournament, config: TournamentDef)
 
 
 def results(session: Session, tournament: Tournament, scoring: str, stage: int | None = None) -> list[GameResult]:
-    """The finished games of ``tournament`` (of one ``stage``), in schedule order."""
+    """The finished games of ``tournament`` (of one ``stage``), in schedule order; a game left
+    unfinished (``aborted``: a person who left a browser game, a game the harness stopped) has
+    no result, and is not among them."""
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    query = select(GameRow).where(GameRow.tournament_id == tournament.id, GameRow.status == "finished")
+    query = select(GameRow).where(
+        GameRow.tournament_id == tournament.id,
+        GameRow.status == "finished",
+        or_(GameRow.termination.is_(None), GameRow.termination != "aborted"),
+    )
     if stage is not None:
         query = query.where(GameRow.stage == stage)
     return [

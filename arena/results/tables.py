@@ -330,3 +330,12 @@ class Totals:
     forfeits: Counter[str] = field(default_factory=Counter)
     draws: int = 0
     replays: int = 0  # games played again because the machine was too busy to time them
+    unfinished: int = 0  # games left without a result (a person left, the harness stopped one)
+
+    def describe(self, of: str = "/") -> str:
+        """``12/30 games`` (``of`` between the two), or for a tournament with no schedule (a
+        person's games, a season's ladder) ``12 games``; and the games left unfinished, which
+        are not rated."""
+        counted = f"{self.finished}{of}{self.expected}" if self.expected else f"{self.finished}"
+        left = f" ({self.unfinished} left unfinished, not rated)" if self.unfinished else ""
+        return f"{counted} game{'s' if (self.expected or self.finished) != 1 else ''}{left}"

@@ -173,7 +173,9 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
     games = []
     for g in session.scalars(select(GameRow).where(GameRow.tournament_id == tournament.id).order_by(GameRow.id)):
         raw = g.points
-        finished = g.status == "finished"
+        # a game left unfinished has no result: shown as such, never rated or counted as a draw
+        status = "aborted" if g.status == "finished" and g.termination == "aborted" else g.status
+        finished = status == "finished"
         games.append(
             GameSummary(
                 g.id,
@@ -182,7 +184,7 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
                 g.round,
                 teams[g.seat0],
                 teams[g.seat1],
-                g.status,
+                status,
                 g.winner,
                 game_points(scoring, g.winner, raw) if finished else None,
                 raw,
@@ -398,6 +400,7 @@ def totals(config: TournamentDef, games: list[GameSummary], extra: int = 0) -> T
         forfeits=Counter(g.forfeit for g in finished if g.forfeit),
         draws=sum(1 for g in finished if g.winner is None),
         replays=sum(len(g.voids) for g in games),
+        unfinished=sum(1 for g in games if g.status == "aborted"),
     )
 
 
@@ -434,7 +437,7 @@ def describe_status(found: Results) -> str | None:
     t, done = found.tournament, found.totals
     if found.complete:
         return None
-    progress = f"{done.finished} of {done.expected} games played"
+    progress = f"{done.describe(' of ')} played"
     if t.status == "running":
         return f"This tournament is still running (or its run was killed): reported as far as it got, {progress}."
     if t.status == "interrupted":

@@ -11,7 +11,7 @@ group also caps the memory of all its processes together, shared memory included
 
 What is used depends on the system, found once per process (``support``):
 
-- cgroup v2: the harness makes ``arena-<pid>`` beside itself in its own group (a user's
+- cgroup v2: the harness makes ``arena-<pid>-<n>`` beside itself in its own group (a user's
   session delegates its groups to the user; root may anywhere), with a group per worker and one
   per bot below it. ``cgroup.kill`` (Linux 5.14+), ``cpu.stat`` and ``cpu.pressure`` need no
   controller. ``memory`` and ``pids`` are used if the harness's group passes them down;
@@ -24,13 +24,16 @@ What is used depends on the system, found once per process (``support``):
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: the name of the group a process makes for its bots: ``arena-<its pid>``
+#: the names of the groups a process makes for its bots: ``arena-<its pid>-<n>``
 PREFIX = "arena-"
+#: numbers the groups this process makes (``Cgroup.for_process``)
+_GROUPS = itertools.count(1)
 #: how long ``remove`` waits for the processes of a killed group to be gone
 REMOVE_TIMEOUT = 5.0
 
@@ -171,14 +174,15 @@ class Cgroup:
 
     @classmethod
     def for_process(cls) -> Cgroup | None:
-        """The group this process makes for its bots, ``arena-<pid>`` beside itself (groups
-        left by processes that ended without removing theirs are killed and removed first);
-        ``None`` where the system does not allow it."""
+        """A group this process makes for bots, ``arena-<pid>-<n>`` beside itself, a new one each
+        call: a server plays many games at once, each worker with groups of its own that no other
+        touches (groups left by processes that ended without removing theirs are killed and
+        removed first); ``None`` where the system does not allow it."""
         found = support()
         if found is None:
             return None
         remove_stale(found)
-        group = _make(found, f"{PREFIX}{os.getpid()}")
+        group = _make(found, f"{PREFIX}{os.getpid()}-{next(_GROUPS)}")
         if group is not None:
             group.pass_controllers()
         return group
@@ -320,10 +324,12 @@ def _try_write(path: Path, text: str) -> bool:
 
 def _rmtree(folder: Path, end: float) -> bool:
     """Remove a group folder and the groups below it, deepest first (their files are not
-    files: only the folders are removed), retrying while the kernel still counts a process."""
-    if not folder.exists():
+    files: only the folders are removed), retrying while the kernel still counts a process.
+    Another process may remove the same stale group at the same time: gone is removed."""
+    try:
+        children = [entry for entry in folder.iterdir() if entry.is_dir()]
+    except FileNotFoundError:
         return True
-    children = [entry for entry in folder.iterdir() if entry.is_dir()]
     done = all(_rmtree(child, end) for child in children)
     while True:
         try:

@@ -20,7 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.engine.interfaces import ExceptionContext
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import QueuePool, StaticPool
 
 from arena.store.models import Base, GameVoid, Pace, SchemaVersion, StoreError
 from arena.store.seasons import Season, SeasonTeam, Submission
@@ -28,6 +28,9 @@ from arena.store.seasons import Season, SeasonTeam, Submission
 DEFAULT_URL = "sqlite:///db/arena.sqlite3"
 #: seconds a write waits for another process's write transaction to end before giving up
 BUSY_TIMEOUT = 30.0
+#: connections a read-only database keeps for the threads that read it at once (as many again
+#: are opened for a burst, then closed)
+READERS = 8
 
 
 #: (version, what it changes, the step from version - 1); a fresh database starts at the last
@@ -228,8 +231,15 @@ def _open_read_only(url: str, path: Path) -> sessionmaker[Session]:
     if not path.exists():
         return _empty_store()
     uri = _read_only_uri(path)
+    # a pool of connections each used by one thread at a time: the pool SQLAlchemy picks for a
+    # "sqlite://" address keeps one a thread and closes those of other threads beyond five,
+    # under their feet (a server of many threads then crashed)
     engine = create_engine(
-        "sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, check_same_thread=False)
+        "sqlite://",
+        creator=lambda: sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, check_same_thread=False),
+        poolclass=QueuePool,
+        pool_size=READERS,
+        max_overflow=READERS,
     )
     event.listen(engine, "handle_error", _database_error(url))
     try:
