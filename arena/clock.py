@@ -21,9 +21,13 @@ class Clock:
     budgets by the clock may turn its time into that many steps, so that a seed plays the same
     moves however busy the machine is. A search that the clock ended tells it ``record(steps,
     seconds)`` (kept in ``searched``): that is how the pace is measured.
+
+    A search with a budget of its own (iterations, a depth, a pace's steps) that the clock
+    stopped before that budget was spent tells it ``cut()``: the move is marked as cut by the
+    clock where it is stored, since on a less busy machine the bot might have played another.
     """
 
-    __slots__ = ("bank", "deadline", "kind", "limit", "now", "pace", "searched")
+    __slots__ = ("bank", "deadline", "kind", "limit", "now", "pace", "searched", "was_cut")
 
     def __init__(
         self,
@@ -39,6 +43,7 @@ class Clock:
         self.bank = bank
         self.pace = pace if kind == "cpu" else None
         self.searched: tuple[int, float] | None = None
+        self.was_cut = False
         if limit is None:
             self.deadline = math.inf
         else:
@@ -55,6 +60,10 @@ class Clock:
     def record(self, steps: int, seconds: float) -> None:
         """A search that this clock ended took ``steps`` steps in ``seconds``."""
         self.searched = (steps, seconds)
+
+    def cut(self) -> None:
+        """This clock stopped a search before its own budget was spent (``was_cut``)."""
+        self.was_cut = True
 
     def __repr__(self) -> str:
         return f"Clock(limit={self.limit!r}, kind={self.kind!r}, remaining={self.remaining():.3f})"

@@ -256,9 +256,9 @@ class Budget:
     checks it at every node, which counts as an iteration).
     """
 
-    __slots__ = ("clock", "count", "last", "limit", "longest", "now", "start", "stop_at")
+    __slots__ = ("budgeted", "clock", "count", "last", "limit", "longest", "now", "start", "stop_at")
 
-    def __init__(self, clock: Any, limit: int | None, fallback: int) -> None:
+    def __init__(self, clock: Any, limit: int | None, fallback: int, fixed: bool = False) -> None:
         self.clock = clock
         self.count = 0
         self.longest = 0.0
@@ -274,6 +274,9 @@ class Budget:
             limit = max(1, int((time_limit - margin) / pace))
             self.stop_at += margin  # the clock only guards the count: it stops it at the limit
         self.limit = limit
+        #: whether the search has a budget of its own (``fixed``: one the caller keeps, such as a
+        #: depth), so that the clock stopping it cuts it short
+        self.budgeted = fixed or limit is not None
 
     @property
     def timed(self) -> bool:
@@ -307,8 +310,14 @@ class Budget:
         return False
 
     def _ended_by_clock(self, now: float) -> None:
-        """Tell the clock how many iterations its time held (how ``arena.runners.pace`` measures)."""
-        record = getattr(self.clock, "record", None) if self.limit is None else None
+        """Tell the clock how many iterations its time held (how ``arena.runners.pace`` measures),
+        or, for a search with a budget of its own, that it cut the search short."""
+        if self.budgeted:
+            cut = getattr(self.clock, "cut", None)
+            if cut is not None:
+                cut()
+            return
+        record = getattr(self.clock, "record", None)
         if record is not None:
             record(self.count, now - self.start)
 

@@ -90,7 +90,7 @@ class MinimaxBot:
             return moves[0]
         if self.depth is not None:  # a fixed depth, still cut short if the clock runs out
             timed = clock is not None and clock.limit is not None
-            max_depth, self.budget = self.depth, Budget(clock, None, 0) if timed else None
+            max_depth, self.budget = self.depth, Budget(clock, None, 0, fixed=True) if timed else None
         elif clock is None or clock.limit is None:
             max_depth, self.budget = UNTIMED_DEPTH[self.game_name], None
         else:

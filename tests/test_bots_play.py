@@ -555,6 +555,38 @@ def test_a_budget_with_a_limit_still_stops_before_the_clock_runs_out():
     assert clock.remaining() > 0  # stopped inside the safety margin, not past the deadline
 
 
+def test_a_budget_the_clock_stops_before_its_limit_tells_the_clock_it_was_cut():
+    clock = Clock(0.02, kind="cpu")
+    budget = Budget(clock, 10**9, 100)
+    while budget.more():
+        pass
+    assert clock.was_cut and clock.searched is None
+
+
+def test_a_budget_that_spends_its_limit_is_not_cut():
+    clock = Clock(10.0, kind="cpu")
+    budget = Budget(clock, 50, 100)
+    while budget.more():
+        pass
+    assert budget.count == 50 and not clock.was_cut
+
+
+def test_a_search_timed_by_the_clock_alone_is_not_cut_but_measured():
+    clock = Clock(0.02, kind="cpu")
+    budget = Budget(clock, None, 100)
+    while budget.more():
+        pass
+    assert not clock.was_cut and clock.searched is not None and clock.searched[0] == budget.count
+
+
+def test_a_fixed_depth_minimax_search_the_clock_stops_is_cut():
+    game = get_game("othello")
+    bot = minimax.make_bot(game, 0, random.Random(1), depth=9)
+    clock = Clock(0.02, kind="cpu")
+    bot.move(game.initial_state(), clock)
+    assert clock.was_cut and bot.last_depth < 9
+
+
 def test_a_budget_without_any_limit_uses_the_fallback():
     budget = Budget(Clock(), None, 5)
     assert sum(1 for _ in iter(budget.more, False)) == 5

@@ -248,6 +248,7 @@ def test_a_database_of_the_schema_before_paces_gets_their_table(tmp_path):
     with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
         for table in ("paces", "submissions", "season_teams", "seasons"):  # the tables of the later schemas
             connection.execute(f"DROP TABLE {table}")
+        connection.execute("ALTER TABLE moves DROP COLUMN cut")  # and their columns
         connection.execute("UPDATE schema_version SET version = ?", (before,))
     sessions = open_store(url)
     with_paces({1: UCT}, {1: "h"}, get_game("uttt").spec(), CPU, sessions, lambda *_: 0.001)

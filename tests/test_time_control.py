@@ -198,3 +198,44 @@ def test_a_worker_with_a_time_scale_gives_its_bots_that_much_more_time():
         scaled = worker.play(job(slow, slow, move=0.01, grace=0.0))
     assert (plain.termination, plain.offender, plain.time_scale) == (Termination.TIMEOUT, 0, 1.0)
     assert (scaled.termination, scaled.time_scale) == (Termination.NORMAL, 30.0), scaled.detail
+
+
+def test_the_moves_a_bot_says_its_clock_cut_are_recorded_as_cut(pool):
+    record = pool.play(job(python_bot("cut_by_the_clock"), FIRST))
+    assert len(record.moves) > 2 and all(m.cut == (m.seat == 0) for m in record.moves)
+
+
+@pytest.mark.parametrize(
+    ("reply", "cut"),
+    [('{"type":"move","move":"4","cut":true}', True), ('{"type":"move","move":"4","cut":"yes"}', False)],
+)
+def test_a_command_bot_says_a_move_was_cut_with_cut_true_and_nothing_else(reply, cut):
+    from arena.core.protocol import parse_reply
+
+    assert parse_reply(reply.encode(), "move")["cut"] is cut
+
+
+def test_a_database_from_before_cut_moves_gets_the_column_and_its_moves_are_not_cut(tmp_path):
+    import sqlite3
+
+    from arena.store.database import MIGRATIONS, SCHEMA_VERSION, open_store
+    from tests.builders import TTT, X_WINS, create, play_stage, scripted
+
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    sessions, tid = create(
+        url,
+        {
+            "name": "old",
+            "game": "tictactoe",
+            "bots": {"a": {"module": "bots.randombot"}, "b": {"module": "bots.randombot"}},
+        },
+    )
+    play_stage(sessions, tid, 0, lambda row, first, second: scripted(TTT, row.id, X_WINS))
+    before = next(number for number, what, _ in MIGRATIONS if "cut" in what) - 1
+    with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
+        connection.execute("ALTER TABLE moves DROP COLUMN cut")
+        connection.execute("UPDATE schema_version SET version = ?", (before,))
+    open_store(url)
+    with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
+        assert connection.execute("SELECT version FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+        assert {cut for (cut,) in connection.execute("SELECT cut FROM moves")} == {0}

@@ -281,3 +281,29 @@ def test_the_registered_bots_example_of_docs_bots_md_runs(tmp_path):
         ("alice-bot", 1, True, str(BOTS / "first_legal.py")),
         ("bob-bot", 1, True, str(BOTS / "seeded_random.py")),
     ]
+
+
+def test_moves_the_clock_cut_are_counted_by_the_run_games_show_standings_and_the_report(tmp_path):
+    # a search budget no clock of 50 ms holds: each of uct's searches is cut, and said so
+    (tmp_path / "t.yaml").write_text(
+        "name: cut\ngame: tictactoe\nseed: 3\ntime: {move: 0.05, clock: cpu, pace: false}\n"
+        "bots:\n  greedy: {module: bots.uct, params: {iterations: 100000000}}\n  rand: {module: bots.randombot}\n"
+        "stages:\n  - {games_per_pair: 1}\n"
+    )
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    done = arena("run", "t.yaml", "--db", db, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(tmp_path / "a.db") as connection:
+        cut = connection.execute("SELECT count(*) FROM moves WHERE cut").fetchone()[0]
+    assert cut >= 3  # uct's moves but the one it has no choice about
+    warning = (
+        f"warning: {cut} of greedy's moves were cut by the clock: its search stopped short of its own budget, "
+        "so its results may depend on this machine's load"
+    )
+    assert warning in done.stderr.splitlines()
+    shown = arena_here("games", "show", "1", "--db", db, cwd=tmp_path).stdout
+    assert re.search(r"moves were cut by the clock \(plies [0-9, ]+\)", shown), shown
+    standings = arena_here("standings", "--db", db, cwd=tmp_path).stdout
+    assert warning.removeprefix("warning: ") in standings
+    assert arena_here("report", "--db", db, "--out", str(tmp_path / "site"), cwd=tmp_path).returncode == 0
+    assert f'<dd id="total-cut">{cut} moves' in (tmp_path / "site" / "index.html").read_text()

@@ -180,6 +180,12 @@ def game_lines(record: dict[str, Any]) -> list[str]:
                 f"  time of {s['side']}: {_seconds(s['wall_ms'])} in all, {s['mean_ms']:.1f} ms a move on average, "
                 f"{s['max_ms']:.1f} ms at most{cpu}{wait}"
             )
+        if s["cut_plies"]:
+            plies = ", ".join(map(str, s["cut_plies"]))
+            lines.append(
+                f"  {len(s['cut_plies'])} of {s['side']}'s moves were cut by the clock (plies {plies}): its search "
+                "stopped short of its own budget, so on a less busy machine it may have played others"
+            )
     lines = [printable(line) for line in lines]  # names, reasons and details come from files and bots
     for s in seats:
         who = f"{printable(s['team'])} ({s['side']})"

@@ -126,7 +126,7 @@ def standings(
         found = load_results(session, find_tournament(session, tournament))
     note = describe_status(found)
     if as_csv or as_json:
-        data = {**tournament_header(found), "note": note, "scoring": found.config.scoring}
+        data = {**tournament_header(found), "note": note, "scoring": found.config.scoring, "cut_moves": found.cut}
         text = (
             standings_csv(found.standings)
             if as_csv
@@ -180,6 +180,8 @@ def standings(
         "those of that stage[/]",
         highlight=False,
     )
+    for note in found.cut_notes():
+        out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
 
 
 @app.command()

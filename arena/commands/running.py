@@ -139,6 +139,7 @@ def run(
             out().print(line, highlight=False, markup=False)
         for reason in final.void_reasons[:5]:
             out().print(f"  replayed: {reason}", highlight=False, markup=False)
+    _warn(_cut_notes(db, config.name))
 
 
 class Shown:
@@ -248,6 +249,16 @@ class Once:
         function, self.function = self.function, None
         if function is not None:
             function()
+
+
+def _cut_notes(db: str, name: str) -> list[str]:
+    """A sentence for each team of tournament ``name`` some of whose moves the clock cut."""
+    from arena.results.lookup import find_tournament
+    from arena.results.tournament_results import cut_moves, cut_note
+
+    with sessions(db, read_only=True).begin() as session:
+        cut = cut_moves(session, find_tournament(session, name).id)
+    return [cut_note(team, count) for team, count in sorted(cut.items())]
 
 
 def _warn(warnings: list[str]) -> None:

@@ -19,13 +19,15 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class Reply:
     """A player's answer to a move request, with what it cost: ``wall`` and ``cpu`` seconds,
-    ``waited`` seconds kept from a CPU by other programs, and ``charged`` seconds of its clock."""
+    ``waited`` seconds kept from a CPU by other programs, ``charged`` seconds of its clock, and
+    whether the clock ``cut`` its search short of its own budget."""
 
     text: str
     wall: float
     cpu: float | None = None
     waited: float = 0.0
     charged: float = 0.0
+    cut: bool = False
 
 
 class Resigned(Exception):
@@ -189,6 +191,7 @@ def play_game(
                     round(reply.wall * 1000, 3),
                     None if reply.cpu is None else round(reply.cpu * 1000, 3),
                     round(reply.waited * 1000, 3),
+                    reply.cut,
                 )
             )
             unseen[1 - seat].append(text)

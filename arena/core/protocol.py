@@ -152,6 +152,7 @@ def parse_reply(line: bytes, expected: str) -> dict[str, Any]:
         if not isinstance(message.get("move"), str):
             raise ProtocolError(f"a move reply needs a 'move' string, got {short(line)}")
         message["move"] = clean(message["move"])
+        message["cut"] = message.get("cut") is True  # the clock ended its search before its budget
     elif expected == "checked":
         problem = message.get("problem")
         if problem is not None and not isinstance(problem, str):

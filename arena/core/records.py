@@ -45,14 +45,17 @@ class Overloaded(Exception):
 
 @dataclass(frozen=True, slots=True)
 class MoveRecord:
-    """One move: who played it, its notation, the time it took (wall and CPU), and how long of
-    that wall time the bot was ready to run but kept from a CPU by other programs."""
+    """One move: who played it, its notation, the time it took (wall and CPU), how long of that
+    wall time the bot was ready to run but kept from a CPU by other programs, and whether the
+    clock cut its search short of the bot's own budget (the bot says so: a busy machine may
+    have changed the move)."""
 
     seat: int
     move: str
     wall_ms: float
     cpu_ms: float | None
     wait_ms: float | None = None
+    cut: bool = False
 
 
 @dataclass(slots=True)

@@ -155,7 +155,7 @@ class Host:
         text = game.format_move(move)
         if self.state.is_legal(move):
             self.state = self.state.play(move)
-        return {"type": "move", "move": text}
+        return {"type": "move", "move": text, "cut": True} if clock.was_cut else {"type": "move", "move": text}
 
     def measure_pace(self, message: dict[str, Any]) -> dict[str, Any]:
         """The ``pace`` reply: the CPU seconds one step of the bot's search takes, the most of any

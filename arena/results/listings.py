@@ -134,6 +134,11 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
             .group_by(MoveRow.seat)
         )
     }
+    cut: dict[int, list[int]] = {}
+    for seat, ply in session.execute(
+        select(MoveRow.seat, MoveRow.ply).where(MoveRow.game_id == g.id, MoveRow.cut).order_by(MoveRow.ply)
+    ):
+        cut.setdefault(seat, []).append(ply)
     seats = []
     for seat, (entry_id, stderr) in enumerate(((g.seat0, g.stderr0), (g.seat1, g.stderr1))):
         entry = session.get_one(Entry, entry_id)
@@ -153,6 +158,7 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
                 "max_ms": None if longest is None else round(longest, 3),
                 "cpu_ms": round(cpu, 3) if cpu is not None and timed == moves else None,
                 "wait_ms": None if wait is None else round(wait, 3),
+                "cut_plies": cut.get(seat, []),
                 "stderr": _tail(stderr),
                 "stderr_chars": len(stderr or ""),
             }

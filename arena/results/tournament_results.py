@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from arena.contests.config import RatingDef, TournamentDef
@@ -99,6 +99,12 @@ class Results:
     rating_settings: list[RatingSetting]
     standings: list[Place]
     elo: EloTable
+    #: each team's moves the clock cut short of the bot's own budget (teams with none left out)
+    cut: dict[str, int] = field(default_factory=dict)
+
+    def cut_notes(self) -> list[str]:
+        """A sentence for each team some of whose moves the clock cut (``cut_moves``)."""
+        return [cut_note(team, count) for team, count in sorted(self.cut.items())]
 
     @property
     def rating_system(self) -> RatingSystem:
@@ -200,6 +206,29 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
             )
         )
     return games
+
+
+def cut_moves(session: Session, tournament_id: int) -> dict[str, int]:
+    """Each team's moves in tournament ``tournament_id`` that the clock cut short of the bot's
+    own budget (the bot said so), teams with none left out."""
+    query = (
+        select(Entry.team, func.count())
+        .select_from(MoveRow)
+        .join(GameRow, GameRow.id == MoveRow.game_id)
+        .join(Entry, Entry.id == case((MoveRow.seat == 0, GameRow.seat0), else_=GameRow.seat1))
+        .where(GameRow.tournament_id == tournament_id, MoveRow.cut)
+        .group_by(Entry.team)
+    )
+    return {str(team): int(count) for team, count in session.execute(query)}
+
+
+def cut_note(team: str, count: int) -> str:
+    """What ``count`` moves of ``team`` cut by the clock mean, in a sentence."""
+    moves = "move was" if count == 1 else "moves were"
+    return (
+        f"{count} of {team}'s {moves} cut by the clock: its search stopped short of its own budget, "
+        "so its results may depend on this machine's load"
+    )
 
 
 def load_moves(session: Session, tournament: Tournament) -> dict[int, list[tuple[int, str, float]]]:
@@ -429,6 +458,7 @@ def load_results(session: Session, tournament: Tournament) -> Results:
         rating_settings(tournament, config.rating),
         final_standings(stages),
         elo,
+        cut_moves(session, tournament.id),
     )
 
 

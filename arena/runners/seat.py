@@ -222,7 +222,7 @@ class BotPlayer(Player):
             else Limit(limit, clock.kind, control.grace, control.backstop, control.on_overload == "replay")
         )
         message, usage = self._ask(request, "move", bound)
-        return Reply(message["move"], usage.wall, usage.cpu, usage.waited, usage.charged(clock.kind))
+        return Reply(message["move"], usage.wall, usage.cpu, usage.waited, usage.charged(clock.kind), message["cut"])
 
     def end_game(self, unseen: list[str], winner: int | None, termination: Termination) -> None:
         if self.process is not None and not self.faulted:

@@ -54,12 +54,17 @@ def _seasons(connection: Connection) -> None:
         table.__table__.create(connection)  # type: ignore[attr-defined]
 
 
+def _cut_moves(connection: Connection) -> None:
+    connection.exec_driver_sql("ALTER TABLE moves ADD COLUMN cut BOOLEAN NOT NULL DEFAULT false")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
     (3, "the machine each game was played on, its clock and its time scale", _nodes),
     (4, "bots' measured paces, per machine", _paces),
     (5, "seasons: their teams and submissions", _seasons),
+    (6, "each move: whether the clock cut the bot's search short of its own budget", _cut_moves),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -19,6 +19,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
     func,
     select,
 )
@@ -199,8 +200,9 @@ class GameVoid(Base):
 
 
 class MoveRow(Base):
-    """One move of a stored game, with its wall and CPU time in milliseconds, and how long of
-    that wall time the bot waited for a CPU other programs held (``wait_ms``)."""
+    """One move of a stored game, with its wall and CPU time in milliseconds, how long of that
+    wall time the bot waited for a CPU other programs held (``wait_ms``), and whether the clock
+    cut the bot's search short of its own budget (``cut``: the bot said so)."""
 
     __tablename__ = "moves"
     __table_args__ = (Index("ix_moves_game_ply", "game_id", "ply", unique=True),)
@@ -212,6 +214,7 @@ class MoveRow(Base):
     wall_ms: Mapped[float] = mapped_column(Float)
     cpu_ms: Mapped[float | None] = mapped_column(Float)
     wait_ms: Mapped[float | None] = mapped_column(Float)
+    cut: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class Pace(Base):

@@ -130,6 +130,7 @@ def save_record(session: Session, record: GameRecord) -> bool:
                     "wall_ms": m.wall_ms,
                     "cpu_ms": m.cpu_ms,
                     "wait_ms": m.wait_ms,
+                    "cut": m.cut,
                 }
                 for ply, m in enumerate(moves, 1)
             ],
