@@ -32,7 +32,16 @@ def test_a_move_reply_is_accepted_with_extra_keys():
         "type": "move",
         "move": "4",
         "note": "hi",
+        "cut": False,
     }
+
+
+def test_a_move_reply_says_it_was_cut_only_with_a_literal_true():
+    def cut(value: str) -> object:
+        return protocol.parse_reply(b'{"type":"move","move":"4","cut":' + value.encode() + b"}", "move")["cut"]
+
+    assert cut("true") is True
+    assert [cut(value) for value in ("false", "1", '"true"', "null", "[true]")] == [False] * 5
 
 
 def test_an_error_reply_answers_any_request_with_kind_and_message():

@@ -255,9 +255,15 @@ def _cut_notes(db: str, name: str) -> list[str]:
     """A sentence for each team of tournament ``name`` some of whose moves the clock cut."""
     from arena.results.lookup import find_tournament
     from arena.results.tournament_results import cut_moves, cut_note
+    from arena.store.database import close_store
 
-    with sessions(db, read_only=True).begin() as session:
-        cut = cut_moves(session, find_tournament(session, name).id)
+    # opened as the run opened it: a reader would leave the file's -wal and -shm beside it
+    store = sessions(db)
+    try:
+        with store.begin() as session:
+            cut = cut_moves(session, find_tournament(session, name).id)
+    finally:
+        close_store(store)
     return [cut_note(team, count) for team, count in sorted(cut.items())]
 
 

@@ -14,9 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from sqlalchemy import Engine
-from sqlalchemy.orm import Session, sessionmaker
-
 from arena.contests.config import ClusterDef, TournamentDef
 from arena.contests.preflight import check_tournament
 from arena.contests.stages import expected_games
@@ -26,7 +23,7 @@ from arena.core.live import live_folder
 from arena.core.records import GameRecord
 from arena.errors import ConfigError
 from arena.runners.local import LocalRunner
-from arena.store.database import open_store
+from arena.store.database import close_store, open_store
 from arena.store.writes import Contents, delete_tournament
 
 if TYPE_CHECKING:
@@ -140,8 +137,8 @@ def run_tournament(
         # the cluster is reached before anything is stored: a run that cannot play stores nothing
         remote = None if cluster is None or runner is not None else closing.enter_context(cluster_runner(cluster))
         store = open_store(url)
-        closing.callback(_close, store)
-        closing.callback(_close, existing)
+        closing.callback(close_store, store)
+        closing.callback(close_store, existing)
         removed = None
         if restart:
             with store.begin() as session:
@@ -228,13 +225,6 @@ def logging_to(path: Path | None) -> Iterator[None]:
     finally:
         log.removeHandler(shared)
         shared.close()
-
-
-def _close(sessions: sessionmaker[Session]) -> None:
-    """Close what the sessions of ``sessions`` hold open (its engine's pooled connections)."""
-    bind = sessions.kw.get("bind")
-    if isinstance(bind, Engine):
-        bind.dispose()
 
 
 def _isolation() -> str:

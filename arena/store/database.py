@@ -223,6 +223,14 @@ def open_store(url: str = DEFAULT_URL, read_only: bool = False, create: bool = T
     return sessionmaker(engine, expire_on_commit=False)
 
 
+def close_store(sessions: sessionmaker[Session]) -> None:
+    """Close what the sessions of ``sessions`` hold open (its engine's pooled connections): the
+    last connection to an SQLite file closed by a writer folds its ``-wal`` file back in."""
+    bind = sessions.kw.get("bind")
+    if isinstance(bind, Engine):
+        bind.dispose()
+
+
 def _empty_store() -> sessionmaker[Session]:
     """An empty database of the current schema, in memory: what a database not made yet reads as."""
     engine = create_engine("sqlite://", poolclass=StaticPool)
