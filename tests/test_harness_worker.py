@@ -6,6 +6,9 @@ from __future__ import annotations
 import threading
 
 from arena.core.records import Termination
+from arena.games import get_game
+from arena.runners.worker import GameWorker
+from arena.sandbox import procfs
 from arena.sandbox.process import STDERR_TAIL
 from tests.fixtures.harnesskit import bot_stderr, job, python_bot, running
 
@@ -18,6 +21,19 @@ def moves(record) -> list[str]:
 
 
 # ---------------------------------------------------------------- warm processes
+
+
+def test_a_worker_ending_leaves_the_bots_of_another_worker_of_its_process_alone():
+    # arena serve plays each browser game in a worker of its own: one game ending (its worker
+    # killing what bots left behind) once killed the bot of a game started after it
+    with GameWorker() as ending, GameWorker() as playing:
+        process = playing.start_bot(FIRST, get_game("tictactoe"))
+        try:
+            ending.close()
+            assert procfs.running(process.pid)
+            assert playing.strays() == []
+        finally:
+            process.close()
 
 
 def test_a_healthy_bot_keeps_its_process_across_games(pool):

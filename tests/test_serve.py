@@ -268,10 +268,11 @@ def test_a_failure_of_the_server_is_a_500_page_without_a_traceback(league_url, m
 
 def test_browser_games_left_unfinished_change_no_rating_and_are_counted_as_left(tmp_path):
     # two visitors start a game against the random bot (it moves first) and leave; the server stops
+    # (10 s a move: a bot slowed past its time by a loaded machine would forfeit, ending a game)
     url = f"sqlite:///{tmp_path / 'played.db'}"
     with client(build(url, play=True)) as web:
         for _ in range(2):
-            form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "o", "move_time": "1"}
+            form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "o", "move_time": "10"}
             assert web.post("/play", data=form, follow_redirects=False).status_code == 303
     [played] = json.loads(run_arena("tournaments", "--json", "--db", url).stdout)
     board = json.loads(run_arena("leaderboard", played["name"], "--json", "--db", url).stdout)

@@ -1,11 +1,16 @@
 """Where games are played: a ``GameWorker`` plays jobs with (warm) bot processes.
 
-A worker owns everything that lives as long as it does: being the child subreaper of what its
-bots detach from themselves (arena/sandbox/reaper.py), the CPU it is pinned to, its launcher
+A worker owns everything that lives as long as it does: the CPU it is pinned to, its launcher
 (arena/sandbox/launcher.py), its warm bot processes (arena/runners/seat.py), the control group its bots'
-groups go in (arena/sandbox/cgroups.py), its scratch folder and the registry of the processes it
-started. Nothing plays a game outside one (``with GameWorker() as worker``): ``arena run``'s
-worker processes, ``arena register`` and ``arena play`` alike.
+groups go in (arena/sandbox/cgroups.py) and its scratch folder. Nothing plays a game outside one
+(``with GameWorker() as worker``): ``arena run``'s worker processes, ``arena register`` and
+``arena play`` alike.
+
+What belongs to the process, the workers open in it share (``arena serve`` plays each browser
+game in a worker of its own, in threads): being the child subreaper of what bots detach from
+themselves (arena/sandbox/reaper.py), set while any worker is open, and the registry of the
+processes they started, so that a worker ending kills what bots left behind, never the bots of
+another worker still playing.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import ClassVar
 
 from arena.core.botspec import BotSpec
 from arena.core.gameloop import play_game
@@ -41,6 +48,26 @@ log = logging.getLogger(__name__)
 PROCESSES = 256
 
 
+class _ThisProcess:
+    """What the workers open in this process share (see the module's docstring)."""
+
+    lock = threading.Lock()
+    #: the pids of the processes the workers started and have not closed, and of this
+    #: process's children before the first of them opened: every other child is a stray
+    started: ClassVar[set[int]] = set()
+    workers = 0  # open now
+    subreaper = False  # this process is the child subreaper while workers are open
+    was_subreaper = False  # it was before the first of them opened
+
+    @classmethod
+    def forked(cls) -> None:
+        """A child forked from this process has no workers open (nor its parent's subreaper)."""
+        cls.lock, cls.started, cls.workers, cls.subreaper, cls.was_subreaper = threading.Lock(), set(), 0, False, False
+
+
+os.register_at_fork(after_in_child=_ThisProcess.forked)
+
+
 class GameWorker:
     """Plays games on this machine (see the module's docstring); a context manager.
 
@@ -62,9 +89,8 @@ class GameWorker:
         self.live = live
         self.fork = fork  # whether Python bots are forked from a launcher (else started the plain way)
         self.warm = WarmBots(warm)
-        self.started: set[int] = set()  # the pids of the processes it started and has not closed
+        self.started = _ThisProcess.started  # the processes the workers of this process started
         self.subreaper = False
-        self._was_subreaper = False
         self._cgroup = cgroup
         self._own_cgroup = False
         self._launcher: Launcher | None = None
@@ -87,9 +113,13 @@ class GameWorker:
                 os.sched_setaffinity(0, {self.cpu})
             except OSError:
                 pass
-        self._was_subreaper = reaper.subreaper_state()
-        self.subreaper = reaper.set_subreaper(True)
-        self.started |= set(procfs.child_pids(os.getpid()))  # children of this process not of its bots
+        with _ThisProcess.lock:
+            if _ThisProcess.workers == 0:
+                _ThisProcess.was_subreaper = reaper.subreaper_state()
+                _ThisProcess.subreaper = reaper.set_subreaper(True)
+                self.started |= set(procfs.child_pids(os.getpid()))  # children of this process not of bots
+            _ThisProcess.workers += 1
+            self.subreaper = _ThisProcess.subreaper
         self._scratch = scratch.make("worker")
         if self._cgroup is None:
             self._cgroup = Cgroup.for_process()
@@ -112,8 +142,10 @@ class GameWorker:
         self.reap_strays()
         if self._own_cgroup and self._cgroup is not None:
             self._cgroup.remove()
-        if not self._was_subreaper:
-            reaper.set_subreaper(False)
+        with _ThisProcess.lock:
+            _ThisProcess.workers -= 1
+            if _ThisProcess.workers == 0 and not _ThisProcess.was_subreaper:
+                reaper.set_subreaper(False)
         self.subreaper = False
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
@@ -216,7 +248,6 @@ class GameWorker:
         )
         spec_of_game = None if game is None or not warm_up else game.spec()
         arguments = kind.host_arguments(spec, spec_of_game)
-        launcher = self._launcher_for(game.name) if arguments is not None and game is not None else None
         start = functools.partial(
             BotProcess,
             label=spec.name,
@@ -226,13 +257,16 @@ class GameWorker:
             memory_mb=spec.memory_mb,
             folder=str(self.scratch),
         )
-        if launcher is not None and arguments is not None:
-            try:
-                return start(confined_argv(spec, settings), fork=(launcher, arguments, settings))
-            except LaunchError as error:
-                log.warning("%s; starting bots the plain way until a new launcher is up", error)
-                self._close_launcher()
-        return start(confined_argv(spec, settings, spec_of_game))
+        # a process is registered once started: till then another worker ending would take it for a stray
+        with _ThisProcess.lock:
+            launcher = self._launcher_for(game.name) if arguments is not None and game is not None else None
+            if launcher is not None and arguments is not None:
+                try:
+                    return start(confined_argv(spec, settings), fork=(launcher, arguments, settings))
+                except LaunchError as error:
+                    log.warning("%s; starting bots the plain way until a new launcher is up", error)
+                    self._close_launcher()
+            return start(confined_argv(spec, settings, spec_of_game))
 
     def _materialize(self, spec: BotSpec) -> BotSpec:
         """``spec`` as it runs here: its code copied into a bundle of this worker (checked
@@ -314,4 +348,5 @@ class GameWorker:
 
     def reap_strays(self) -> list[str]:
         """Kill and reap what bots left behind (see ``reaper.reap_strays``)."""
-        return reaper.reap_strays(self.started)
+        with _ThisProcess.lock:
+            return reaper.reap_strays(self.started)
