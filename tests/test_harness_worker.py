@@ -4,6 +4,7 @@ the harness's side, and a bot's own output kept out of the protocol and in the s
 from __future__ import annotations
 
 import threading
+import time
 
 from arena.core.records import Termination
 from arena.games import get_game
@@ -41,6 +42,18 @@ def test_a_healthy_bot_keeps_its_process_across_games(pool):
         record = pool.play(job(FIRST, RANDOM, game_id=game_id, seed=game_id))
         assert record.termination is Termination.NORMAL
     assert (pool.pids("first"), pool.pids("random")) == ([pool.processes[0].pid], [pool.processes[1].pid])
+
+
+def test_a_bot_that_kept_a_large_table_is_not_charged_for_freeing_it_between_games(pool):
+    # the host frees the last game's bot when the next game starts (its startup), not at the
+    # game's end, where tens of milliseconds of CPU once counted as CPU used between games
+    table = python_bot("keeps_a_big_table", "table")
+    records = []
+    for game_id in (1, 2, 3):
+        records.append(pool.play(job(table, FIRST, game_id=game_id, move=10.0, startup=10.0)))
+        time.sleep(0.5)  # the worker busy with other games: time for the bot to act on the game's end
+    assert [record.termination for record in records] == [Termination.NORMAL] * 3, [r.detail for r in records]
+    assert len(pool.pids("table")) == 1
 
 
 def test_a_warm_process_starts_each_game_afresh(pool):

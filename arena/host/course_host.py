@@ -401,6 +401,7 @@ class Host(object):
         self.module = None
         self.cls = None
         self.bot = None
+        self.ended = None  # the last game's bot and board, freed when the next game starts
         self.game = None
         self.flag = None
         self.doing = "loading " + os.path.basename(path)  # what an error is reported as
@@ -425,7 +426,7 @@ class Host(object):
 
     def new_game(self, message):
         """Start a game of xtreme: a new bot of the class, and a fresh board."""
-        self.bot = self.game = None
+        self.bot = self.game = self.ended = None
         spec = message.get("game") or {}
         name = spec.get("name") if isinstance(spec, dict) else spec
         if name != "xtreme":
@@ -473,7 +474,9 @@ class Host(object):
         return {"type": "move", "move": format_move(move)}
 
     def game_over(self):
-        """The game ended: forget it (the next ``new_game`` starts another)."""
+        """The game ended: forget it (the next ``new_game`` starts another, and frees this
+        one's bot: freeing a search tree takes CPU, which between games counts against it)."""
+        self.ended = (self.bot, self.game)
         self.bot = self.game = None
 
 

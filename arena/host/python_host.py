@@ -49,6 +49,7 @@ class Host:
         self.module: Any = None
         self.game: Any = None
         self.bot: Any = None
+        self.ended: Any = None  # the last game's bot, freed when the next game starts
         self.state: Any = None
         self.pace: float | None = None
 
@@ -58,6 +59,7 @@ class Host:
         from arena.host.loader import check_contract, description, load_module, make_player
 
         self.close_bot()
+        self.ended = None
         game = get_game_from_spec(message["game"])
         if self.module is None:
             self.module = load_module(self.target)
@@ -193,9 +195,12 @@ class Host:
         return {"type": "pace", "pace": pace, "searches": len(paces)}
 
     def close_bot(self) -> None:
-        """Drop the bot of the game, calling its ``close`` if it has one."""
+        """End the bot of the game, calling its ``close`` if it has one. The bot itself is
+        freed when the next game starts (``new_game``): freeing a search's tables can take tens
+        of milliseconds of CPU, which between games would count against the bot (a bot may
+        use little CPU while it is not its turn), and at the start of a game is its startup's."""
         close = getattr(self.bot, "close", None)
-        self.bot = None
+        self.ended, self.bot = self.bot, None
         if close is not None:
             close()
 
