@@ -224,9 +224,9 @@ def cut_moves(session: Session, tournament_id: int) -> dict[str, int]:
 
 def cut_note(team: str, count: int) -> str:
     """What ``count`` moves of ``team`` cut by the clock mean, in a sentence."""
-    moves = "move was" if count == 1 else "moves were"
+    were = "was" if count == 1 else "were"
     return (
-        f"{count} of {team}'s {moves} cut by the clock: its search stopped short of its own budget, "
+        f"{count} of {team}'s moves {were} cut by the clock: its search stopped short of its own budget, "
         "so its results may depend on this machine's load"
     )
 
