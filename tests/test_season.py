@@ -358,8 +358,14 @@ def test_the_season_commands(tmp_path):
     (tmp_path / "crash.py").write_bytes(CRASHING)
     done = arena_here("season", "submit", "fall", "crash.py", "--token", tokens["one"], "--db", db, cwd=tmp_path)
     assert done.returncode == 1 and "one v1: error" in done.stdout
-    mine = arena_here("season", "submissions", "fall", "--token", tokens["one"], "--db", db, cwd=tmp_path)
-    theirs = arena_here("season", "submissions", "fall", "--token", tokens["two"], "--db", db, cwd=tmp_path)
+    assert "warning: a token on the command line can be read by every process of this machine" in done.stderr
+    for team in tokens:
+        (tmp_path / f"{team}.token").write_text(tokens[team] + "\n")
+    mine = arena_here("season", "submissions", "fall", "--token-file", "one.token", "--db", db, cwd=tmp_path)
+    theirs = arena_here("season", "submissions", "fall", "--token-file", "two.token", "--db", db, cwd=tmp_path)
     assert "boom at move" in mine.stdout and "boom" not in theirs.stdout
+    assert "warning" not in mine.stderr + theirs.stderr
+    none = arena_here("season", "submissions", "fall", "--db", db, cwd=tmp_path)
+    assert none.returncode == 2 and "no token: set ARENA_TOKEN, or give --token-file FILE" in none.stderr
     done = arena_here("season", "standings", "nope", "--db", db, cwd=tmp_path)
     assert done.returncode == 2 and "no season 'nope'; the seasons are: fall" in done.stderr

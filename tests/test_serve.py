@@ -5,6 +5,7 @@ refused, and the command line says where it serves."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import signal
@@ -283,6 +284,39 @@ def test_browser_games_left_unfinished_change_no_rating_and_are_counted_as_left(
     }
     header = run_arena("leaderboard", played["name"], "--db", url).stdout.splitlines()[0]
     assert header.endswith("; 0 games (2 left unfinished, not rated), status running")
+
+
+def test_a_browser_game_resigned_leaves_another_game_playing(tmp_path):
+    # each browser game has a worker of its own in the server's process: one ending once killed
+    # the bot of a game started after it, which was then stored as crashed (killed by SIGKILL)
+    url = f"sqlite:///{tmp_path / 'played.db'}"
+    with client(build(url, play=True)) as web:
+
+        def state(where: str, after: int = -1) -> dict:
+            return web.get(f"{where}/state", params={"after": after}).json()
+
+        def until(where: str, ready) -> dict:
+            seen = state(where)
+            while not ready(seen):
+                seen = state(where, seen["version"])
+            return seen
+
+        def its_turn_again(now: dict, before: int) -> bool:
+            return now["over"] or (now["waiting"] and now["version"] != before)
+
+        form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "o", "move_time": "10"}
+        resigned = web.post("/play", data=form, follow_redirects=False).headers["location"]
+        until(resigned, lambda seen: seen["waiting"])
+        playing = web.post("/play", data=form, follow_redirects=False).headers["location"]
+        seen = until(playing, lambda seen: seen["waiting"])
+        web.post(f"{resigned}/act", json={"action": "resign"})
+        until(resigned, lambda seen: seen["over"])
+        while not seen["over"]:  # the person plays the first legal move each turn
+            web.post(f"{playing}/act", json={"action": "move", "move": seen["legal"][0]})
+            seen = until(playing, functools.partial(its_turn_again, before=seen["version"]))
+    with closing(sqlite3.connect(tmp_path / "played.db")) as connection:
+        rows = connection.execute("SELECT termination, offender FROM games ORDER BY id").fetchall()
+    assert rows == [("resignation", 1), ("normal", None)], rows
 
 
 @pytest.mark.slow

@@ -14,8 +14,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.contests.config import GameDef, TimeDef
-from arena.contests.season import create_season
+from arena.contests.season import create_season, play_ladder, submit
 from arena.entrants.uploads import MAX_UPLOAD
+from arena.runners.local import LocalRunner
 from arena.store.database import open_store
 from arena.store.seasons import add_teams
 from arena.web.server import build
@@ -24,6 +25,20 @@ from tests.fixtures.servekit import CRASHING, RANDOM_BOT, answer, free_port
 
 HOSTILE = "<script>alert(1)</script>"
 API = "/api/seasons/spring/submissions"
+# passes its validation against itself, then crashes in every game against another bot, and
+# writes a secret to its stderr at every move
+LEAKY = b"""import sys
+
+GAMES = ["tictactoe"]
+
+
+def move(state, clock):
+    print("a secret of the blue team", file=sys.stderr)
+    legal = sorted(state.legal_moves())
+    if legal != list(range(9 - len(legal), 9)):
+        raise RuntimeError("not playing myself: a secret of the blue team")
+    return legal[0]
+"""
 
 
 @pytest.fixture
@@ -178,6 +193,42 @@ def test_the_seasons_and_the_ladder_pages_are_served(seasons):
     assert listing.status_code == 200 and 'href="/s/spring/"' in listing.text and 'href="/s/autumn/"' in listing.text
     assert ladder.status_code == 200 and re.search(r'data-live="/s/spring/events\?seen=[0-9a-f]{16}"', ladder.text)
     assert '<tr data-team="red" data-version="1">' in ladder.text
+
+
+@pytest.mark.slow
+def test_a_seasons_bots_are_not_offered_to_visitors_and_their_output_is_not_served(seasons):
+    # a visitor once played a team's failed submission and read on the game's page what it printed
+    url, tokens = seasons
+    sessions = open_store(url)
+    assert submit(sessions, "spring", tokens["red"], "crash.py", CRASHING).status == "error"
+    assert submit(sessions, "spring", tokens["red"], "mine.py", RANDOM_BOT).status == "active"
+    assert submit(sessions, "spring", tokens["blue"], "leaky.py", LEAKY).status == "active"
+    play_ladder(sessions, "spring", LocalRunner(1), 2, 1)
+    with closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as connection:
+        ladder = connection.execute("SELECT id FROM tournaments WHERE name = 'season spring'").fetchone()[0]
+        games = [row[0] for row in connection.execute("SELECT id FROM games WHERE tournament_id = ?", (ladder,))]
+    with client(build(url, play=True, uploads=True)) as web:
+        choose = web.get("/play").text
+        form = {"game": "tictactoe", "bot": "red@spring", "seat": "x", "move_time": "1"}
+        refused = web.post("/play", data=form, follow_redirects=False)
+        pages = [web.get(f"/t/{ladder}/games/{game}.html") for game in games]
+        index = web.get(f"/t/{ladder}/index.html").text
+        team_pages = [web.get(f"/t/{ladder}/{page}") for page in sorted(set(re.findall(r"teams/[\w.-]+\.html", index)))]
+        own = {}
+        for team in ("blue", "red"):
+            web.post("/s/spring/team", data={"token": tokens[team]})
+            own[team] = web.get("/s/spring/team").text
+            web.post("/s/spring/team/leave")
+    assert len(games) == 2 and len(team_pages) == 2
+    assert "bots.randombot" in choose and "@spring" not in choose
+    assert refused.status_code == 400 and "there is no bot &#39;red@spring&#39;" in refused.text
+    assert all(page.status_code == 200 for page in pages + team_pages), [p.status_code for p in pages + team_pages]
+    assert all("blue@spring" in page.text and "crash" in page.text for page in pages)
+    assert not any("a secret of the blue team" in page.text for page in pages + team_pages)
+    assert not any("alert(1)" in page.text for page in pages + team_pages)
+    # ... but its own team reads it, on its season page
+    assert own["blue"].count("a secret of the blue team") >= 2 and 'data-game="' in own["blue"]
+    assert "a secret of the blue team" not in own["red"] and 'data-game="' not in own["red"]
 
 
 # ---------------------------------------------------------------- arena submit

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -20,6 +22,15 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
 Db = Annotated[str, typer.Option("--db", envvar="ARENA_DB", help="Database URL (SQLAlchemy).")]
+#: a team's token: from ARENA_TOKEN, a file or a prompt (``secret``); ``--token`` still works
+Token = Annotated[
+    str | None,
+    typer.Option(envvar="ARENA_TOKEN", help="The team's token (better: ARENA_TOKEN, --token-file, or be asked)."),
+]
+TokenFile = Annotated[
+    Path | None,
+    typer.Option(help="A file whose first line is the team's token: it stays off the command line."),
+]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 DEFAULT_DB = "sqlite:///db/arena.sqlite3"
 #: the longest move time the commands that play accept (as a tournament file's ``time.move``)
@@ -31,6 +42,34 @@ ROOT_WARNING = (
     "warning: arena runs as root, and so do its bots: they can read every file, root's included, in "
     "the folders they may read (docs/security.md); run arena as an ordinary user"
 )
+
+
+def secret(ctx: typer.Context, option: str, given: str | None, file: Path | None, env: str) -> str:
+    """A secret (a token) from ``--OPTION``, ``env``, the file ``file`` or, on a terminal, a
+    prompt that does not echo it; ``ArenaError`` if there is none. A secret typed on the command
+    line is taken with a warning: every process of the machine, a bot included, can read a
+    command line (``ps``, ``/proc/PID/cmdline``), but not another process's environment."""
+    if file is not None:
+        try:
+            text = file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise ArenaError(f"--{option}-file {file}: {getattr(error, 'strerror', None) or error}") from None
+        if not text or not text[0].strip():
+            raise ArenaError(f"--{option}-file {file}: the first line holds no {option}")
+        return text[0].strip()
+    if given is not None:
+        source = ctx.get_parameter_source(option.replace("-", "_"))
+        if source is not None and source.name == "COMMANDLINE":
+            err().print(
+                f"warning: a {option} on the command line can be read by every process of this machine; "
+                f"set {env}, use --{option}-file FILE, or leave it out to be asked",
+                markup=False,
+                highlight=False,
+            )
+        return given
+    if sys.stdin.isatty():
+        return str(typer.prompt(option.replace("-", " ").capitalize(), hide_input=True)).strip()
+    raise ArenaError(f"no {option}: set {env}, or give --{option}-file FILE (or run on a terminal to be asked)")
 
 
 def out() -> Console:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import DEFAULT_DB, Db, out, print_json, sessions
+from arena.commands.common import DEFAULT_DB, Db, Token, TokenFile, out, print_json, secret, sessions
 from arena.core.text import printable
 from arena.errors import ArenaError
 
@@ -65,9 +65,11 @@ def add(
 
 @season_app.command("submit")
 def submit(
+    ctx: typer.Context,
     name: Name,
     file: Annotated[Path, typer.Argument(help="The bot: a .py file or a .zip with bot.py at its top.")],
-    token: Annotated[str, typer.Option(envvar="ARENA_TOKEN", help="The team's token.")],
+    token: Token = None,
+    token_file: TokenFile = None,
     interface: Annotated[str, typer.Option(help="python (arena's bot interface) or course2019.")] = "python",
     db: Db = DEFAULT_DB,
 ) -> None:
@@ -79,7 +81,8 @@ def submit(
         data = file.read_bytes()
     except OSError as error:
         raise ArenaError(f"{file}: {error.strerror}") from None
-    outcome = take(sessions(db), name, token, file.name, data, interface)
+    key = secret(ctx, "token", token, token_file, "ARENA_TOKEN")
+    outcome = take(sessions(db), name, key, file.name, data, interface)
     _say(f"{outcome.team} v{outcome.version}: {outcome.status}\n{outcome.log}")
     if outcome.status != "active":
         raise typer.Exit(1)
@@ -87,8 +90,10 @@ def submit(
 
 @season_app.command("submissions")
 def submissions(
+    ctx: typer.Context,
     name: Name,
-    token: Annotated[str, typer.Option(envvar="ARENA_TOKEN", help="The team's token.")],
+    token: Token = None,
+    token_file: TokenFile = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """The submissions of the team of the token, with their logs (its own only)."""
@@ -96,8 +101,9 @@ def submissions(
 
     from arena.store.seasons import Submission, get_season, team_of_token
 
+    key = secret(ctx, "token", token, token_file, "ARENA_TOKEN")
     with sessions(db, read_only=True).begin() as session:
-        team = team_of_token(session, get_season(session, name), token)
+        team = team_of_token(session, get_season(session, name), key)
         rows = session.scalars(select(Submission).where(Submission.team_id == team.id).order_by(Submission.version))
         for row in rows:
             _say(f"v{row.version} {row.filename}: {row.status}\n  " + row.log.replace("\n", "\n  "))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
 import typer
 
-from arena.commands.common import DEFAULT_DB, Db, err, out, warn_if_root
+from arena.commands.common import DEFAULT_DB, Db, err, out, secret, warn_if_root
 from arena.errors import ArenaError
 
 app = typer.Typer()
@@ -16,6 +17,7 @@ app = typer.Typer()
 
 @app.command()
 def serve(
+    ctx: typer.Context,
     db: Db = DEFAULT_DB,
     host: Annotated[str, typer.Option(help="The address to listen on; anything but 127.0.0.1 needs a token.")] = (
         "127.0.0.1"
@@ -38,12 +40,18 @@ def serve(
             envvar="ARENA_TOKEN", help="The token visitors need (default: none at 127.0.0.1, else a new one)."
         ),
     ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(help="A file whose first line is the token visitors need: it stays off the command line."),
+    ] = None,
 ) -> None:
     """Serve the tournaments as web pages that follow a running tournament live."""
     import uvicorn
 
     from arena.web.server import build
 
+    if token is not None or token_file is not None:  # (none given: a new one, or none at 127.0.0.1)
+        token = secret(ctx, "token", token, token_file, "ARENA_TOKEN")
     local = host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
     if not local and token is None:
         token = secrets.token_urlsafe(18)

@@ -11,7 +11,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import typer
 
-from arena.commands.common import out
+from arena.commands.common import Token, TokenFile, out, secret
 from arena.core.text import printable
 from arena.errors import ArenaError
 
@@ -29,14 +29,19 @@ class SubmitError(ArenaError):
 
 @app.command("submit")
 def submit(
+    ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The bot: a .py file or a .zip with bot.py at its top.")],
     server: Annotated[str, typer.Option(help="The address of the 'arena serve' server, http://HOST:PORT.")],
     season: Annotated[str, typer.Option(help="The season.")],
-    token: Annotated[str, typer.Option(envvar="ARENA_TOKEN", help="The team's token.")],
+    token: Token = None,
+    token_file: TokenFile = None,
     interface: Annotated[str, typer.Option(help="python (arena's bot interface) or course2019.")] = "python",
     server_token: Annotated[
         str | None,
         typer.Option(envvar="ARENA_SERVER_TOKEN", help="The server's own token, if it needs one (off 127.0.0.1)."),
+    ] = None,
+    server_token_file: Annotated[
+        Path | None, typer.Option(help="A file whose first line is the server's own token.")
     ] = None,
 ) -> None:
     """Submit FILE to a season on a server as the team of the token: it is validated there (a
@@ -46,12 +51,15 @@ def submit(
         data = file.read_bytes()
     except OSError as error:
         raise ArenaError(f"{file}: {error.strerror}") from None
-    status, answer = post(server, season, token, file.name, data, interface, server_token)
+    key = secret(ctx, "token", token, token_file, "ARENA_TOKEN")
+    if server_token is not None or server_token_file is not None:
+        server_token = secret(ctx, "server-token", server_token, server_token_file, "ARENA_SERVER_TOKEN")
+    status, answer = post(server, season, key, file.name, data, interface, server_token)
     outcome = answer if isinstance(answer, dict) else {}
     if status not in (201, 422) or not {"team", "version", "status", "log"} <= set(outcome):
         why = outcome.get("error") if isinstance(outcome.get("error"), str) else None
         if why is None and status == 401:  # the server's own page, before the season's API: its token
-            why = "the server wants its own token (--server-token, or ARENA_SERVER_TOKEN) besides the team's"
+            why = "the server wants its own token (ARENA_SERVER_TOKEN or --server-token-file) besides the team's"
         raise SubmitError(f"the server refused the submission (HTTP {status}): {why or 'no reason given'}")
     text = f"{outcome['team']} v{outcome['version']}: {outcome['status']}\n{outcome['log']}"
     out().print(printable(text, lines=True), markup=False, highlight=False)

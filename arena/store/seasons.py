@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Float, ForeignKey, Integer, String, UniqueConstraint, func, select
+from sqlalchemy import Float, ForeignKey, Integer, Select, String, UniqueConstraint, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
 from arena.core.text import MAX_NAME, name_problem
 from arena.errors import ArenaError
-from arena.store.models import Base, CleanJSON, CleanString, CleanText
+from arena.store.models import Base, Bot, CleanJSON, CleanString, CleanText
 
 #: submissions a team may make in an hour
 MAX_PER_HOUR = 10
@@ -203,6 +203,13 @@ def folder_for(season: Season, team: SeasonTeam, version: int) -> Path:
     safe; the random part keeps it from files of another database in the same folder)."""
     team_folder = f"{_SAFE.sub('_', team.name)[:60]}-{team.id}"
     return Path(season.folder) / team_folder / f"v{version}-{secrets.token_hex(4)}"
+
+
+def submitted_bots() -> Select[int]:
+    """The ids of every bot row under the name of a season's submission (every version of it,
+    the ladder's and a final's included): a season's bots, which are their teams' own."""
+    names = select(Bot.name).join(Submission, Submission.bot_id == Bot.id)
+    return select(Bot.id).where(Bot.name.in_(names))
 
 
 def bot_name(season: Season, team: SeasonTeam) -> str:

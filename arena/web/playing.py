@@ -254,14 +254,18 @@ class Tables:
 
     def bots(self, game: str) -> list[str]:
         """The bots a person may play at ``game``: the built-in ones that play it, then the
-        registered ones (a visitor never names a file or a module of their own)."""
+        registered ones (a visitor never names a file or a module of their own), but no
+        season's submission: a team's bot, passed or failed, is played on its ladder only."""
         from sqlalchemy import select
 
         from arena.entrants.builtins import builtin_bots
+        from arena.store.seasons import submitted_bots
 
         names = [bot.module for bot in builtin_bots() if game in bot.games]
         with self.sessions() as session:
-            registered = session.scalars(select(Bot.name).where(Bot.registered.is_(True)).distinct())
+            registered = session.scalars(
+                select(Bot.name).where(Bot.registered.is_(True), Bot.id.not_in(submitted_bots())).distinct()
+            )
             names += sorted(set(registered) - set(names))
         return names
 

@@ -49,8 +49,10 @@ from arena.web.site import NotFound, Site, stamp_token
 TEAM_COOKIE = "arena_team"
 #: room for a form's boundaries and small fields around a file of ``MAX_UPLOAD`` bytes
 FORM_SLACK = 16 * 1024
-#: the ladder's games listed on its page
+#: the ladder's games listed on its page (and a team's games lost by its fault, on its own)
 RECENT = 20
+#: the characters of a bot's stderr shown to its team for a game it lost by its fault
+STDERR_SHOWN = 4000
 INTERFACES = ("python", "course2019")
 #: validations at once: one (each plays a game in a sandbox worker, whose control group, named
 #: for the process, and subreaper state are the process's own)
@@ -162,15 +164,57 @@ def ladder_values(sessions: sessionmaker[Session], name: str) -> dict[str, Any]:
         }
 
 
-def own_submissions(sessions: sessionmaker[Session], name: str, token: str) -> tuple[str, list[Submission]]:
-    """The team of ``token`` and its submissions, newest first (its own only)."""
+@dataclass(frozen=True)
+class Fault:
+    """A ladder game a team's bot lost by its own fault, with what it wrote: its team's only."""
+
+    game_id: int
+    version: int
+    termination: str
+    detail: str
+    stderr: str
+
+
+def own_submissions(sessions: sessionmaker[Session], name: str, token: str) -> dict[str, Any]:
+    """The team of ``token`` (``team``), its submissions, newest first (``rows``), and the
+    latest ladder games its versions lost by their own fault, with their stderr (``faults``):
+    its own only."""
     with sessions() as session:
-        team = team_of_token(session, _season(session, name), token)
+        season = _season(session, name)
+        team = team_of_token(session, season, token)
         rows = session.scalars(
             select(Submission).where(Submission.team_id == team.id).order_by(Submission.version.desc())
         ).all()
+        versions = {row.bot_id: row.version for row in rows if row.bot_id is not None}
+        entries: dict[int, int] = dict(
+            session.execute(
+                select(Entry.id, Entry.bot_id).where(
+                    Entry.tournament_id == season.tournament_id, Entry.bot_id.in_(list(versions))
+                )
+            ).all()
+        )
+        games = session.scalars(
+            select(GameRow)
+            .where(
+                GameRow.tournament_id == season.tournament_id,
+                ((GameRow.offender == 0) & GameRow.seat0.in_(list(entries)))
+                | ((GameRow.offender == 1) & GameRow.seat1.in_(list(entries))),
+            )
+            .order_by(GameRow.id.desc())
+            .limit(RECENT)
+        ).all()
+        faults = [
+            Fault(
+                game.id,
+                versions[entries[(game.seat0, game.seat1)[game.offender or 0]]],
+                game.termination or "",
+                game.detail or "",
+                ((game.stderr0, game.stderr1)[game.offender or 0] or "")[-STDERR_SHOWN:],
+            )
+            for game in games
+        ]
         session.expunge_all()
-        return team.name, list(rows)
+        return {"team": team.name, "rows": list(rows), "faults": faults, "ladder": season.tournament_id}
 
 
 def check_team(sessions: sessionmaker[Session], name: str, token: str) -> None:
@@ -295,10 +339,10 @@ def season_routes(site: Site, settings: Settings) -> list[BaseRoute]:
 
     async def team_page(request: Request, token: str | None, status: int = 200, note: str | None = None) -> Response:
         name = name_of(request)
-        values: dict[str, Any] = {"team": None, "rows": []}
+        values: dict[str, Any] = {"team": None, "rows": [], "faults": []}
         if token is not None:
             try:
-                values["team"], values["rows"] = await run_in_threadpool(own_submissions, sessions, name, token)
+                values = await run_in_threadpool(own_submissions, sessions, name, token)
             except BadToken:
                 token, status, note = None, 401, "that is not a team's token of this season"
         else:

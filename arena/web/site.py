@@ -36,7 +36,8 @@ from arena.results.pages import (
 )
 from arena.results.tables import GameSummary
 from arena.results.tournament_results import Results, load_moves, load_results
-from arena.store.models import GameRow, MoveRow, Tournament
+from arena.store.models import Entry, GameRow, MoveRow, Tournament
+from arena.store.seasons import submitted_bots
 
 #: what a tournament's pages depend on: status, games scheduled, finished, last finish, voids
 Stamp = tuple[Any, ...]
@@ -61,6 +62,26 @@ class Cached:
     found: Results
     context: dict[str, Any]
     nodes: list[NodeLine]
+
+
+def season_teams(session: Session, tournament_id: int) -> set[str]:
+    """The teams of tournament ``tournament_id`` whose bot is a season's submission."""
+    query = select(Entry.team).where(Entry.tournament_id == tournament_id, Entry.bot_id.in_(submitted_bots()))
+    return set(session.scalars(query))
+
+
+def _keep_to_their_teams(found: Results, teams: set[str]) -> None:
+    """Take what the bots of ``teams`` wrote off ``found``'s games: a season's bot's output
+    (its stderr, what its exception said) is its own team's, shown on the team's page of the
+    season only; the served pages say how its games ended, not what it printed."""
+    for summary in found.games:
+        stderr = list(summary.stderr)
+        for seat, team in enumerate(summary.seats):
+            if team in teams:
+                stderr[seat] = None
+                if summary.offender == seat and summary.termination == "crash":
+                    summary.detail = "the bot failed (its team sees why on its season page)"
+        summary.stderr = (stderr[0], stderr[1])
 
 
 class Site:
@@ -106,6 +127,7 @@ class Site:
                 if tournament is None:
                     raise NotFound(f"there is no tournament {tournament_id} in this database")
                 found = load_results(session, tournament)
+                _keep_to_their_teams(found, season_teams(session, tournament_id))
                 nodes = node_lines(session, tournament_id)
             known = Cached(stamp, found, site_context(found, served=True), nodes)
             self._cache[tournament_id] = known
