@@ -184,6 +184,20 @@ def test_a_bots_code_travels_by_its_hash_and_unpacks_the_same(tmp_path):
     assert unpack(packed, tmp_path / "node") == root  # once: the folder is named by the hash
 
 
+def test_a_code_pack_that_lies_about_its_hash_is_refused_and_takes_no_folder(tmp_path):
+    # a pack claiming another bot's hash once took over the folder of that hash on the node
+    from arena.runners.dask_node import Bundle, NodeError, bundle, unpack
+
+    honest, other = tmp_path / "honest.py", tmp_path / "other.py"
+    honest.write_text("def move(state, clock):\n    return state.legal_moves()[0]\n")
+    other.write_text("def move(state, clock):\n    return state.legal_moves()[-1]\n")
+    lying = Bundle(bundle(str(honest)).digest, "other.py", bundle(str(other)).data)
+    with pytest.raises(NodeError, match=f"claims the hash {lying.digest} but holds code of "):
+        unpack(lying, tmp_path / "node")
+    assert not (tmp_path / "node" / lying.digest).exists()
+    assert unpack(bundle(str(honest)), tmp_path / "node").read_text() == honest.read_text()
+
+
 @pytest.mark.slow
 def test_a_seasons_ladder_plays_on_the_cluster(tmp_path, cluster):
     db = f"sqlite:///{tmp_path / 's.sqlite3'}"

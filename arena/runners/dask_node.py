@@ -9,8 +9,9 @@ scheduler gives that game to another worker, and its record, whichever comes bac
 once (``store.save_record``).
 
 Bot code travels by its hash: the parent packs each bot's own code once (``bundle``), Dask
-sends the pack to each node that needs it, and the node unpacks it into a folder named by the
-hash and checks it against that hash before it runs it (``GameWorker``); nothing depends on
+sends the pack to each node that needs it, and the node checks it against the hash the game
+was planned with, unpacks it, hashes what it unpacked (a pack that lies about its hash is
+refused, never cached under it) and keeps it in a folder named by the hash; nothing depends on
 the paths of the machine that planned the tournament. What cannot travel (another Python
 interpreter, a command's program) must be at the same path on every node; a node that lacks
 it says so, naming itself and the bot.
@@ -120,6 +121,10 @@ def unpack(packed: Bundle, folder: Path) -> Path:
                 if not member.isfile() or name.is_absolute() or ".." in name.parts:
                     raise NodeError(f"the code pack {packed.digest} holds {member.name!r}, which is not a plain file")
             tar.extractall(staging, filter="data")
+        found = Code(staging / packed.root, package_files(staging / packed.root), bundle=True).digest()
+        if found != packed.digest:  # it would take over the folder of the hash it claims
+            shutil.rmtree(staging, ignore_errors=True)
+            raise NodeError(f"the code pack {packed.root!r} claims the hash {packed.digest} but holds code of {found}")
         try:
             staging.rename(target)
         except OSError:  # another thread unpacked it first
@@ -231,7 +236,14 @@ class ArenaPlugin(WorkerPlugin):
         packed = code.get(path)
         if packed is None:
             raise NodeError(f"{where} was not sent the code of bot {spec.name!r}")
-        root = str(unpack(packed, self._folder))
+        if spec.code_hash is not None and packed.digest != spec.code_hash:
+            raise NodeError(
+                f"{where} was sent code of hash {packed.digest} for bot {spec.name!r}, planned with {spec.code_hash}"
+            )
+        try:
+            root = str(unpack(packed, self._folder))
+        except NodeError as error:
+            raise NodeError(f"{where}, bot {spec.name!r}: {error}") from None
         if spec.kind == "course2019":
             return dataclasses.replace(spec, target=root)
         return dataclasses.replace(spec, code=root, code_hash=packed.digest)
