@@ -117,6 +117,27 @@ def test_a_bad_choice_of_game_is_refused_with_a_400(league_url, form):
     assert answer.status_code == 400 and no_traceback(answer.text)
 
 
+def test_live_streams_past_the_servers_bound_are_a_503_to_retry(league_url):
+    # 300 idle live streams once left the server answering nothing
+    app = build(league_url, play=False)
+    app.settings.max_streams = 0
+    with client(app) as web:
+        answer = web.get("/t/1/events")
+        page = web.get("/t/1/index.html")
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "30"
+    assert "live pages already" in answer.json()["error"] and page.status_code == 200
+
+
+def test_a_form_to_start_a_game_with_a_file_in_it_is_refused(league_url):
+    # a file in the form was kept in /tmp for as long as its request stayed open
+    form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"}
+    with client(build(league_url, play=True)) as web:
+        with_file = web.post("/play", data=form, files={"extra": ("a.bin", b"0" * 1000)}, follow_redirects=False)
+        too_long = web.post("/play", data={**form, "padding": "x" * 10_000}, follow_redirects=False)
+    assert (with_file.status_code, too_long.status_code) == (400, 400)
+    assert no_traceback(with_file.text) and no_traceback(too_long.text)
+
+
 def test_bad_actions_in_a_game_are_refused_with_a_400(league_url):
     with client(build(league_url, play=True)) as web:
         form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "o", "move_time": "1"}
@@ -148,14 +169,47 @@ def test_a_server_bound_to_another_address_needs_its_token(league_url):
     with client(app, base="http://192.0.2.7:8000") as web:
         refused = web.get("/t/1/index.html")
         wrong = web.get("/?token=not-the-token")
-        first = web.get(f"/?token={TOKEN}")
+        first = web.get(f"/t/1/games.html?token={TOKEN}&x=1", follow_redirects=False)
         later = web.get("/t/1/index.html")  # the cookie the first visit set
     with client(app, base="http://192.0.2.7:8000", authorization=f"Bearer {TOKEN}") as web:
         scripted = web.get("/t/1/crosstable.html")
     assert (refused.status_code, wrong.status_code) == (401, 401)
     assert "needs its token" in refused.text and no_traceback(refused.text)
-    assert (first.status_code, later.status_code, scripted.status_code) == (200, 200, 200)
-    assert "HttpOnly" in first.headers["set-cookie"]
+    assert (first.status_code, later.status_code, scripted.status_code) == (303, 200, 200)
+    # the token leaves the address for the cookie, and no address is sent on to another site
+    assert first.headers["location"] == "/t/1/games.html?x=1" and "HttpOnly" in first.headers["set-cookie"]
+    assert all(a.headers["referrer-policy"] == "no-referrer" for a in (refused, first, later, scripted))
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("127.0.0.1:8000", 200),
+        ("LOCALHOST", 200),
+        ("[::1]:8000", 200),
+        ("127.0.0.1:1@evil.example", 400),
+        ("127.0.0.1.evil.example", 400),
+        ("127.0.0.1:8000:9000", 400),
+        ("", 400),
+    ],
+)
+def test_a_local_server_reads_the_host_header_strictly(league_url, host, status):
+    with client(build(league_url, play=False)) as web:
+        answer = web.get("/", headers={"host": host})
+    assert answer.status_code == status
+
+
+def test_bodies_and_ids_out_of_bounds_are_refused_not_server_errors(league_url):
+    with client(build(league_url, play=True)) as web:
+        form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"}
+        where = web.post("/play", data=form, follow_redirects=False).headers["location"]
+        deep = web.post(f"{where}/act", content=b"[" * 100_000 + b"]" * 100_000)
+        long = web.post(f"{where}/act", json={"action": "move", "move": "4" * 10_000})
+        web.post(f"{where}/act", json={"action": "resign"})
+        ids = [web.get(f"/t/{'9' * digits}/index.html") for digits in (19, 30, 5000)]
+    assert (deep.status_code, long.status_code) == (400, 400)
+    assert [answer.status_code for answer in ids] == [404, 404, 404]
+    assert all(no_traceback(answer.text) for answer in [deep, long, *ids])
 
 
 def test_a_local_server_answers_to_local_names_only(league_url):

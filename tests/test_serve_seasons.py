@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import signal
 import sqlite3
+import threading
 from contextlib import closing
 
 import pytest
@@ -133,6 +134,33 @@ def test_a_team_past_its_submissions_of_the_hour_gets_a_429(seasons, monkeypatch
     with client(build(url, play=False, uploads=True)) as web:
         done = post(web, tokens["red"], RANDOM_BOT)
     assert done.status_code == 429 and "submissions for this hour" in done.json()["error"]
+
+
+def test_a_teams_upload_while_its_last_is_still_validated_is_a_429_and_waits_for_nothing(seasons, monkeypatch):
+    # a team's uploads sent at once used to queue in the server's memory for the one validation
+    # slot, each checked against the hour's limit only when its turn came
+    import arena.web.seasons
+
+    url, tokens = seasons
+    started, release = threading.Event(), threading.Event()
+    real = arena.web.seasons.submit
+
+    def slow(*args):
+        started.set()
+        release.wait(30)
+        return real(*args)
+
+    monkeypatch.setattr(arena.web.seasons, "submit", slow)
+    first: list = []
+    with client(build(url, play=False, uploads=True)) as web:
+        thread = threading.Thread(target=lambda: first.append(post(web, tokens["red"], RANDOM_BOT)))
+        thread.start()
+        assert started.wait(30)
+        second = post(web, tokens["red"], RANDOM_BOT)
+        release.set()
+        thread.join(60)
+    assert second.status_code == 429 and "still being validated" in second.json()["error"]
+    assert first[0].status_code == 201
 
 
 def test_a_frozen_season_is_a_409(seasons):

@@ -14,16 +14,18 @@ import asyncio
 import hmac
 import json
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -48,6 +50,32 @@ POLL = 0.2
 #: seconds between keep-alive comments on a live stream
 PING = 15
 MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+#: a ``Host`` header as RFC 9110 has it: a name or an IPv4 address, or an IPv6 one in brackets,
+#: then an optional port; nothing else (no user part, no spaces)
+HOST = re.compile(r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
+
+
+class IdConvertor(Convertor[int]):
+    """A row's id in an address (``{tid:id}``): 1 to 18 digits, what a database integer holds;
+    a longer number is no page here (404), not a server error."""
+
+    regex = "[0-9]{1,18}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("id", IdConvertor())
+
+
+def host_name(header: str | None) -> str | None:
+    """The name a ``Host`` header gives (lower case, an IPv6 address without its brackets), or
+    ``None`` if it is not a well-formed one."""
+    found = HOST.fullmatch(header or "")
+    return None if found is None else found["name"].lower().strip("[]")
 
 
 @dataclass
@@ -61,6 +89,10 @@ class Settings:
     token: str | None = None
     #: set when the server stops: the live streams end
     stopping: threading.Event = field(default_factory=threading.Event)
+    #: the live streams open now, and the most there may be (each holds a connection for as
+    #: long as its page is open; past the bound a new one is a 503 the page retries later)
+    streams: int = 0
+    max_streams: int = 256
 
 
 def is_local(host: str) -> bool:
@@ -76,6 +108,32 @@ def error_page(site: Site, status: int, message: str) -> HTMLResponse:
     title = HTTPStatus(status).phrase
     html = site.render("error.html", title=title, status=status, message=clean(message, 500))
     return HTMLResponse(html, status_code=status)
+
+
+class TooLarge(Exception):
+    """A request body longer than its limit."""
+
+
+class BadBody(Exception):
+    """A request body that is not what the route takes; the message says why."""
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request's body, ``TooLarge`` past ``limit`` bytes (said by its ``Content-Length`` or
+    counted as it comes: at most ``limit + 1`` bytes are read)."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise BadBody("Content-Length: a number of bytes")
+        if int(length) > limit:
+            raise TooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 # ---------------------------------------------------------------- the guard
@@ -95,8 +153,10 @@ class Guard:
     def problem(self, request: Request) -> tuple[int, str] | None:
         """What is wrong with ``request`` (a status and why), or ``None``."""
         token = self.settings.token
+        host = host_name(request.headers.get("host"))
+        if host is None:
+            return 400, "the request's Host header is not a host name and port"
         if token is None:
-            host = (request.headers.get("host") or "").rsplit(":", 1)[0].strip("[]")
             if host not in LOCAL_HOSTS:
                 return 400, "this server answers to 127.0.0.1 and localhost only"
         else:
@@ -118,22 +178,26 @@ class Guard:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
-        problem = self.problem(request)
-        if problem is not None:
-            await error_page(self.site, *problem)(scope, receive, send)
-            return
-        token = request.query_params.get("token")
-        if token is None or self.settings.token is None:
-            await self.app(scope, receive, send)
-            return
+        token = request.query_params.get("token") if self.settings.token is not None else None
 
-        async def keep_token(message: Message) -> None:
+        async def guarded(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                headers.append("set-cookie", f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict")
+                headers["referrer-policy"] = "no-referrer"  # no address of this server sent to another site
+                if token is not None:
+                    headers.append("set-cookie", f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict")
             await send(message)
 
-        await self.app(scope, receive, keep_token)
+        problem = self.problem(request)
+        if problem is not None:
+            token = None
+            await error_page(self.site, *problem)(scope, receive, guarded)
+        elif token is not None and request.method in ("GET", "HEAD"):
+            # the token goes into the cookie and out of the address (the history, the screen, logs)
+            rest = urlencode([(key, value) for key, value in request.query_params.multi_items() if key != "token"])
+            await RedirectResponse(request.url.path + (f"?{rest}" if rest else ""), 303)(scope, receive, guarded)
+        else:
+            await self.app(scope, receive, guarded)
 
 
 # ---------------------------------------------------------------- pages
@@ -198,7 +262,7 @@ def tournament_routes(site: Site, settings: Settings) -> list[BaseRoute]:
                     seen = stamp
                     yield {"event": "changed", "data": json.dumps(stamp[:3])}
 
-        return _stream(changes())
+        return _stream(changes(), settings)
 
     async def game_events(request: Request) -> Response:
         """``moves`` (the replay's data) each time a game in progress has moved; the last when
@@ -217,28 +281,42 @@ def tournament_routes(site: Site, settings: Settings) -> list[BaseRoute]:
                     return
                 await asyncio.sleep(POLL)
 
-        return _stream(moves())
+        return _stream(moves(), settings)
 
     return [
         Route("/", home),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
         Route("/assets/{name}", asset),
-        Route("/t/{tid:int}/", start),
-        Route("/t/{tid:int}/index.html", index),
-        Route("/t/{tid:int}/crosstable.html", crosstable),
-        Route("/t/{tid:int}/games.html", games),
-        Route("/t/{tid:int}/teams/{file}", team),
-        Route("/t/{tid:int}/games/{gid:int}.html", game),
-        Route("/t/{tid:int}/assets/{name}", asset),
-        Route("/t/{tid:int}/events", events),
-        Route("/t/{tid:int}/games/{gid:int}/events", game_events),
+        Route("/t/{tid:id}/", start),
+        Route("/t/{tid:id}/index.html", index),
+        Route("/t/{tid:id}/crosstable.html", crosstable),
+        Route("/t/{tid:id}/games.html", games),
+        Route("/t/{tid:id}/teams/{file}", team),
+        Route("/t/{tid:id}/games/{gid:id}.html", game),
+        Route("/t/{tid:id}/assets/{name}", asset),
+        Route("/t/{tid:id}/events", events),
+        Route("/t/{tid:id}/games/{gid:id}/events", game_events),
     ]
 
 
-def _stream(events: AsyncIterator[dict[str, str]]) -> Response:
+def _stream(events: AsyncIterator[dict[str, str]], settings: Settings) -> Response:
+    """A live stream of ``events``, or a 503 when ``settings.max_streams`` are open already."""
     from sse_starlette import EventSourceResponse
 
-    return EventSourceResponse(events, ping=PING, headers={"cache-control": "no-store"})
+    if settings.streams >= settings.max_streams:
+        answer = json_error(503, f"this server follows {settings.max_streams} live pages already; try again soon")
+        answer.headers["retry-after"] = "30"
+        return answer
+
+    async def counted() -> AsyncIterator[dict[str, str]]:
+        settings.streams += 1  # (the event loop's one thread counts)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            settings.streams -= 1
+
+    return EventSourceResponse(counted(), ping=PING, headers={"cache-control": "no-store"})
 
 
 # ---------------------------------------------------------------- the app

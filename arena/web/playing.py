@@ -194,11 +194,9 @@ class BrowserGame(Watcher):
         if not self.over:
             self.feed.send("quit")
 
-    def wait(self, after: int, timeout: float) -> None:
-        """Until the game changes after ``version`` ``after``, or ``timeout`` seconds."""
+    def seen(self) -> None:
+        """Its page asked for news: it is kept for a while after it ends."""
         self.last_seen = time.monotonic()
-        with self.changes:
-            self.changes.wait_for(lambda: self.version != after, timeout)
 
     def snapshot(self) -> dict[str, Any]:
         """What the page shows: the position, the moves, whose turn, the legal moves when it is

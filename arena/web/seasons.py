@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -40,9 +41,10 @@ from arena.store.seasons import (
     SeasonTeam,
     Submission,
     get_season,
+    rate_limited,
     team_of_token,
 )
-from arena.web.app import POLL, Settings, _stream, json_error
+from arena.web.app import POLL, BadBody, Settings, TooLarge, _stream, json_error, read_body
 from arena.web.site import NotFound, Site, stamp_token
 
 #: the cookie that keeps a team's token on its season's pages
@@ -61,11 +63,7 @@ VALIDATIONS = 1
 STATUS = {NoSeason: 404, BadToken: 401, Frozen: 409, RateLimited: 429}
 
 
-class TooLarge(Exception):
-    """A request body longer than its limit."""
-
-
-class BadUpload(Exception):
+class BadUpload(BadBody):
     """A request that does not hold an upload the way the API takes it."""
 
 
@@ -218,33 +216,18 @@ def own_submissions(sessions: sessionmaker[Session], name: str, token: str) -> d
 
 
 def check_team(sessions: sessionmaker[Session], name: str, token: str) -> None:
-    """``NoSeason``, ``Frozen`` or ``BadToken`` if ``token`` may not submit to season ``name``."""
+    """``NoSeason``, ``Frozen``, ``BadToken`` or ``RateLimited`` if ``token`` may not submit to
+    season ``name`` now."""
     with sessions() as session:
         season = get_season(session, name, list_others=False)
         if season.status != "open":
             raise Frozen(f"season {name!r} is frozen: it takes no more submissions")
-        team_of_token(session, season, token)
+        team = team_of_token(session, season, token)
+        if rate_limited(session, team, time.time()):
+            raise RateLimited(f"team {team.name!r} has made its submissions for this hour; try again later")
 
 
 # ---------------------------------------------------------------- uploads
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request's body, ``TooLarge`` past ``limit`` bytes (said by its ``Content-Length`` or
-    counted as it comes: at most ``limit + 1`` bytes are read)."""
-    length = request.headers.get("content-length")
-    if length is not None:
-        if not length.isdigit():
-            raise BadUpload("Content-Length: a number of bytes")
-        if int(length) > limit:
-            raise TooLarge
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 async def read_upload(request: Request) -> Upload:
@@ -293,6 +276,7 @@ def season_routes(site: Site, settings: Settings) -> list[BaseRoute]:
     """The seasons' pages, the ladder's live stream, the team pages and the API."""
     sessions = site.sessions
     validating = asyncio.Semaphore(VALIDATIONS)
+    waiting: set[tuple[str, str]] = set()  # (season, token) of the submissions waiting or being validated
     refused_read_only = (
         "this server takes no submissions: it is read-only ('arena serve --season-uploads' turns them on)"
     )
@@ -303,10 +287,19 @@ def season_routes(site: Site, settings: Settings) -> list[BaseRoute]:
         return name
 
     async def take(name: str, token: str, upload: Upload) -> Outcome:
-        async with validating:
-            return await run_in_threadpool(
-                submit, sessions, name, token, upload.filename, upload.data, upload.interface
-            )
+        # refused before it waits for the validation slot, and one waiting a team: a team's
+        # uploads sent at once neither fill the server's memory nor pass the hour's limit
+        await run_in_threadpool(check_team, sessions, name, token)
+        if (name, token) in waiting:
+            raise RateLimited("this team's last submission is still being validated; send the next one after it")
+        waiting.add((name, token))
+        try:
+            async with validating:
+                return await run_in_threadpool(
+                    submit, sessions, name, token, upload.filename, upload.data, upload.interface
+                )
+        finally:
+            waiting.discard((name, token))
 
     async def listing(request: Request) -> HTMLResponse:
         rows = await run_in_threadpool(seasons, sessions)
@@ -335,7 +328,7 @@ def season_routes(site: Site, settings: Settings) -> list[BaseRoute]:
                     seen = stamp
                     yield {"event": "changed", "data": json.dumps(stamp[1:4])}
 
-        return _stream(changes())
+        return _stream(changes(), settings)
 
     async def team_page(request: Request, token: str | None, status: int = 200, note: str | None = None) -> Response:
         name = name_of(request)

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -16,13 +17,16 @@ from starlette.routing import BaseRoute, Route
 from arena.core.live import live_folder, read_live, sqlite_file
 from arena.errors import ArenaError
 from arena.store.database import open_store
-from arena.web.app import Guard, Settings, create_app, error_page, json_error
+from arena.web.app import POLL, BadBody, Guard, Settings, TooLarge, create_app, error_page, json_error, read_body
 from arena.web.playing import MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
 from arena.web.seasons import season_routes
 from arena.web.site import LiveMoves, Site
 
 #: the longest a page's request for news of its game waits (seconds)
 LONG_POLL = 20.0
+#: the longest body of a move or another action in a browser game ({"action": "move", "move": "..."}),
+#: and of the form that starts one
+MAX_ACTION = 4096
 
 
 def build(
@@ -85,7 +89,13 @@ def play_routes(site: Site, settings: Settings, tables: Tables) -> list[BaseRout
         )
 
     async def start(request: Request) -> Response:
-        form = await request.form()
+        length = request.headers.get("content-length", "")
+        if not length.isdigit() or int(length) > MAX_ACTION:  # the form's four short fields, no file
+            return error_page(site, 400, f"send the form's fields only, in at most {MAX_ACTION} bytes")
+        try:
+            form = await request.form(max_files=0, max_fields=16, max_part_size=MAX_ACTION)
+        except MultiPartException as error:
+            return error_page(site, 400, f"the form could not be read: {error.message}")
         try:
             choice = Choice(
                 game=str(form.get("game", "")),
@@ -115,10 +125,12 @@ def play_routes(site: Site, settings: Settings, tables: Tables) -> list[BaseRout
             after = int(request.query_params.get("after", "-1"))
         except ValueError:
             return json_error(400, "after: a version number")
+        # waits on the event loop, holding no thread: many waiting pages leave the pool free
+        table.seen()
         waited = 0.0
         while after == table.version and waited < LONG_POLL and not settings.stopping.is_set():
-            await asyncio.to_thread(table.wait, after, 0.5)
-            waited += 0.5
+            await asyncio.sleep(POLL)
+            waited += POLL
         return JSONResponse(table.snapshot(), headers={"cache-control": "no-store"})
 
     async def act(request: Request) -> Response:
@@ -126,12 +138,12 @@ def play_routes(site: Site, settings: Settings, tables: Tables) -> list[BaseRout
         if table is None:
             return json_error(404, "there is no such game here")
         try:
-            body = json.loads(await request.body())
+            body = json.loads(await read_body(request, MAX_ACTION))
             action, move = body["action"], body.get("move")
             if not isinstance(action, str) or not (move is None or isinstance(move, str)):
                 raise TypeError
             table.act(action, move)
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, RecursionError, TooLarge, BadBody) as error:
             message = str(error) if isinstance(error, PlayError) else 'send JSON: {"action": "move", "move": "4"}'
             return json_error(400, message)
         return JSONResponse({"ok": True})

@@ -34,9 +34,19 @@
           if (again) { again = false; setTimeout(refresh, 500); }
         });
     };
-    var source = new EventSource(pageEvents);
-    source.addEventListener("changed", refresh);
-    source.onerror = function () { say("live · reconnecting"); };
+    var listen = function () {
+      var source = new EventSource(pageEvents);
+      source.addEventListener("changed", refresh);
+      source.onerror = function () {
+        if (source.readyState === EventSource.CLOSED) {  // refused (a busy server's 503): again later
+          say("live · the server is busy, retrying soon");
+          setTimeout(listen, 30000);
+        } else {
+          say("live · reconnecting");
+        }
+      };
+    };
+    listen();
   }
 
   var gameEvents = body.dataset.liveGame;
