@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -223,6 +224,8 @@ def default_move() -> float:
 
 
 def main() -> None:
+    # stopped with a signal, it still stops the neighbours it started (the finally blocks run)
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     parser.add_argument("--move", type=float, default=None, help="seconds a move (default: the default tournament's)")
