@@ -178,7 +178,7 @@ def test_a_server_bound_to_another_address_needs_its_token(league_url):
     assert (first.status_code, later.status_code, scripted.status_code) == (303, 200, 200)
     # the token leaves the address for the cookie, and no address is sent on to another site
     assert first.headers["location"] == "/t/1/games.html?x=1" and "HttpOnly" in first.headers["set-cookie"]
-    assert all(a.headers["referrer-policy"] == "no-referrer" for a in (refused, first, later, scripted))
+    assert all(a.headers["referrer-policy"] == "same-origin" for a in (refused, first, later, scripted))
 
 
 @pytest.mark.parametrize(

@@ -62,9 +62,11 @@ class IdConvertor(Convertor[int]):
     regex = "[0-9]{1,18}"
 
     def convert(self, value: str) -> int:
+        """The id the address holds."""
         return int(value)
 
     def to_string(self, value: int) -> str:
+        """The id as an address holds it."""
         return str(value)
 
 
@@ -183,7 +185,9 @@ class Guard:
         async def guarded(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                headers["referrer-policy"] = "no-referrer"  # no address of this server sent to another site
+                # no address of this server goes to another site; its own forms keep their Origin
+                # (under no-referrer a browser sends "Origin: null", which the form check refuses)
+                headers["referrer-policy"] = "same-origin"
                 if token is not None:
                     headers.append("set-cookie", f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict")
             await send(message)
