@@ -205,6 +205,21 @@ def test_the_sandbox_says_what_it_enforced_in_the_first_games_stderr(pool):
     assert line.startswith("arena sandbox: memory 300 MB; files 2 MB; no core dumps; ")
 
 
+@pytest.mark.parametrize("how", ["plain", "forked"])
+def test_a_bot_that_fills_its_working_folder_forfeits_and_the_disk_is_spared(request, pool, how):
+    # a bot on a season's ladder once filled the file system of its working folder, and every
+    # later game (and the ladder, on every restart) failed
+    start_bots(request, how)
+    record = pool.play(job(python_bot("fills_its_folder", file_size_mb=1), python_bot("first_legal")))
+    (enforced,) = [line for line in record.stderr[0].splitlines() if line.startswith(SANDBOX_LINE)]
+    if "namespaces unavailable" in enforced or "working folder unbounded" in enforced:
+        pytest.skip(f"this system gives the sandbox no folder of its own: {enforced}")
+    assert "working folder 4 MB" in enforced
+    assert (record.termination, record.offender) == (Termination.CRASH, 0), record.detail
+    assert "No space left on device after" in record.detail
+    assert int(record.detail.split(" after ")[1].split()[0]) <= 4
+
+
 @pytest.fixture(params=["plain", "forked"])
 def confinement(request, pool) -> tuple[dict, str]:
     """What the probes_confinement bot could do (started plain or forked), and the sandbox's

@@ -3,8 +3,9 @@
 Every bot, whatever its language, starts through this wrapper, which confines itself and then
 executes the bot's command in its place (same process; everything is inherited): its control
 group (where the harness made one: ``arena/sandbox/cgroups.py``), resource limits (memory, file size, no
-core dumps), death with its parent (the worker), private user, network and IPC namespaces (where
-user namespaces are allowed: no network interface, no System V IPC shared with anyone), Landlock
+core dumps), death with its parent (the worker), private user, network, IPC and mount namespaces
+(where user namespaces are allowed: no network interface, no System V IPC shared with anyone, a
+working folder that is a bounded file system in memory of its own), Landlock
 (where the kernel has it): files only beneath the allowed paths (read), the bot's own working
 folder (read and write) and a few device nodes, no TCP, no signals to processes outside its own
 domain; and a seccomp filter (``arena/sandbox/seccomp.py``). What was enforced is written to stderr in
@@ -30,7 +31,11 @@ except ImportError:  # run as a plain script with -I -S: import the sibling modu
     import seccomp  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 _PR_SET_PDEATHSIG = 1
-_CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC = 0x10000000, 0x40000000, 0x08000000
+_CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC, _CLONE_NEWNS = 0x10000000, 0x40000000, 0x08000000, 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+#: the working folder holds at most this many times the file-size limit (or SPACE_MB without one)
+SPACE_FILES = 4
+SPACE_MB = 256
 #: what every program needs to read to run at all (not /dev: device nodes are listed one by one)
 SYSTEM_PATHS = ["/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/sys"]
 #: the only device nodes a bot may open, for reading and writing: not the terminals (what the
@@ -76,11 +81,12 @@ def die_with_parent(parent_pid: int) -> None:
 
 
 def isolate() -> bool:
-    """Enter new user, network and IPC namespaces: no interface but a down loopback, and System
-    V IPC objects (shared memory, semaphores, queues) of its own, gone when it ends."""
+    """Enter new user, network, IPC and mount namespaces: no interface but a down loopback,
+    System V IPC objects (shared memory, semaphores, queues) of its own, gone when it ends, and
+    mounts of its own (``bound_folder``)."""
     uid, gid = os.getuid(), os.getgid()
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC) != 0:
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWNS) != 0:
         return False
     try:  # map ourselves to ourselves, so files keep their owner
         with open("/proc/self/setgroups", "w") as f:
@@ -91,6 +97,22 @@ def isolate() -> bool:
             f.write(f"{gid} {gid} 1")
     except OSError:
         pass
+    return True
+
+
+def bound_folder(size_mb: int) -> bool:
+    """Make the working folder a file system of ``size_mb`` MB in memory (a tmpfs, in the mount
+    namespace ``isolate`` made): a bot that fills it gets ``ENOSPC``, never the machine's disk,
+    and what it wrote goes with its last process. Counted in its memory where a memory cgroup
+    counts a tmpfs. ``False`` if the system refuses."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    folder = os.getcwd()
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:  # nothing goes out to the host
+        return False
+    options = f"size={size_mb}m,mode=0700".encode()
+    if libc.mount(b"tmpfs", folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
+        return False
+    os.chdir(folder)  # into the new file system, which now covers the folder
     return True
 
 
@@ -119,7 +141,13 @@ def confine(
     if cgroups:
         enforced.append("own cgroup")
     if not open_:
-        enforced.append("no network, own IPC" if isolate() else "namespaces unavailable")
+        if isolate():
+            enforced.append("no network, own IPC")
+            space = SPACE_FILES * file_size_mb if file_size_mb else SPACE_MB
+            bounded = bound_folder(space)
+            enforced.append(f"working folder {space} MB" if bounded else "working folder unbounded")
+        else:
+            enforced.append("namespaces unavailable")
         try:
             abi = landlock.restrict(SYSTEM_PATHS + read, [os.getcwd(), *DEVICES])
         except OSError as error:
