@@ -128,6 +128,24 @@ def test_live_streams_past_the_servers_bound_are_a_503_to_retry(league_url):
     assert "live pages already" in answer.json()["error"] and page.status_code == 200
 
 
+def test_one_visitor_plays_two_games_at_once_at_most(league_url):
+    # a visitor who never moved once held every play slot of the server
+    form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"}
+    with client(build(league_url, play=True)) as web:
+        started = [web.post("/play", data=form, follow_redirects=False) for _ in range(3)]
+        for answer in started[:2]:
+            where = answer.headers["location"]
+            web.post(f"{where}/act", json={"action": "resign"})
+            seen = web.get(f"{where}/state").json()
+            while not seen["over"]:
+                seen = web.get(f"{where}/state", params={"after": seen["version"]}).json()
+        again = web.post("/play", data=form, follow_redirects=False)
+        web.post(f"{again.headers['location']}/act", json={"action": "resign"})
+    assert [answer.status_code for answer in started] == [303, 303, 429]
+    assert "you are playing 2 games here already" in started[2].text
+    assert again.status_code == 303  # once one of them is over
+
+
 def test_a_form_to_start_a_game_with_a_file_in_it_is_refused(league_url):
     # a file in the form was kept in /tmp for as long as its request stayed open
     form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"}

@@ -44,6 +44,9 @@ def serve(
         Path | None,
         typer.Option(help="A file whose first line is the token visitors need: it stays off the command line."),
     ] = None,
+    idle_minutes: Annotated[
+        float, typer.Option(min=0.1, max=1440, help="Leave a browser game after this long without the person's move.")
+    ] = 10.0,
 ) -> None:
     """Serve the tournaments as web pages that follow a running tournament live."""
     import uvicorn
@@ -61,7 +64,7 @@ def serve(
     uploads = play if season_uploads is None else season_uploads
     if play or uploads:
         warn_if_root()
-    application = build(db, host=host, play=play, token=token, uploads=uploads)
+    application = build(db, host=host, play=play, token=token, uploads=uploads, idle=idle_minutes * 60)
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     out().print(

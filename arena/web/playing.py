@@ -41,16 +41,23 @@ PLAYABLE = ("tictactoe", "uttt", "othello", "xtreme")
 #: a move as the page sends it (any game's notation), or a command
 MOVE_TEXT = re.compile(r"[a-z0-9][a-z0-9 ,]{0,11}")
 COMMANDS = ("undo", "resign")
-#: a game nobody has moved in for this long is left (stored without a result)
-IDLE_SECONDS = 1800.0
+#: a game nobody has moved in for this long is left (stored without a result); ``arena serve
+#: --idle-minutes`` sets it
+IDLE_SECONDS = 600.0
 #: games in progress at once; more are refused until one ends
 MAX_GAMES = 8
+#: games in progress at once by one visitor (one address): one visitor cannot hold them all
+PER_VISITOR = 2
 #: the longest move time a visitor may give the bot (seconds)
 MAX_MOVE_TIME = 60.0
 
 
 class PlayError(ValueError):
-    """A request to play that cannot be met (its message says why)."""
+    """A request to play that cannot be met (its message says why; ``status`` the HTTP status)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class Feed:
@@ -114,9 +121,18 @@ class BrowserGame(Watcher):
     """One game of a person in the browser against a bot, played in a thread of its own."""
 
     def __init__(
-        self, game: Game, choice: Choice, bot_name: str, game_id: int, tournament_id: int, live: Path | None = None
+        self,
+        game: Game,
+        choice: Choice,
+        bot_name: str,
+        game_id: int,
+        tournament_id: int,
+        live: Path | None = None,
+        visitor: str = "",
+        idle: float = IDLE_SECONDS,
     ) -> None:
         self.id = secrets.token_urlsafe(16)
+        self.visitor = visitor  # who started it (their address)
         self.live = live  # where onlookers read its moves as it goes (``arena.core.live``), if anywhere
         self.game, self.choice = game, choice
         self.bot_name = bot_name
@@ -129,7 +145,7 @@ class BrowserGame(Watcher):
         self.failure: str | None = None
         self.version = 0
         self.changes = threading.Condition()
-        self.feed = Feed()
+        self.feed = Feed(idle)
         self.notices = Notices(self._changed)
         self.thread: threading.Thread | None = None
         self.last_seen = time.monotonic()
@@ -243,10 +259,13 @@ class BrowserGame(Watcher):
 class Tables:
     """The games people are playing on this server: started, found by id, left at shutdown."""
 
-    def __init__(self, sessions: sessionmaker[Session], base: Path, live: Path | None = None) -> None:
+    def __init__(
+        self, sessions: sessionmaker[Session], base: Path, live: Path | None = None, idle: float = IDLE_SECONDS
+    ) -> None:
         self.sessions = sessions
         self.base = base
         self.live = live
+        self.idle = idle  # seconds without a move from the person before a game is left
         self.games: dict[str, BrowserGame] = {}
         self.lock = threading.Lock()
 
@@ -267,8 +286,9 @@ class Tables:
             names += sorted(set(registered) - set(names))
         return names
 
-    def start(self, choice: Choice) -> BrowserGame:
-        """Start a game as ``choice`` says; ``PlayError`` if it cannot be played."""
+    def start(self, choice: Choice, visitor: str = "") -> BrowserGame:
+        """Start a game as ``choice`` says for ``visitor`` (their address); ``PlayError`` if it
+        cannot be played."""
         from arena.contests import roster
         from arena.contests.human_play import find_opponent, play_against, prepare_game
 
@@ -282,8 +302,11 @@ class Tables:
             raise PlayError(f"there is no bot {choice.bot!r} for {choice.game} here")
         with self.lock:
             self._forget_finished()
-            if sum(not g.over for g in self.games.values()) >= MAX_GAMES:
-                raise PlayError(f"{MAX_GAMES} games are being played here already; try again when one ends")
+            playing = [g for g in self.games.values() if not g.over]
+            if sum(g.visitor == visitor for g in playing) >= PER_VISITOR:
+                raise PlayError(f"you are playing {PER_VISITOR} games here already; finish or resign one first", 429)
+            if len(playing) >= MAX_GAMES:
+                raise PlayError(f"{MAX_GAMES} games are being played here already; try again when one ends", 503)
             game = get_game(choice.game)
             with self.sessions.begin() as session:
                 bot = find_opponent(session, choice.bot, {}, self.base)
@@ -291,7 +314,9 @@ class Tables:
                 tournament_id = session.get_one(GameRow, game_id).tournament_id
                 spec = roster.spec(bot, bot.name)
                 session.expunge(bot)
-            table = BrowserGame(game, choice, clean(bot.name, 60), game_id, tournament_id, self.live)
+            table = BrowserGame(
+                game, choice, clean(bot.name, 60), game_id, tournament_id, self.live, visitor, self.idle
+            )
             self.games[table.id] = table
         control = TimeControl(move=choice.move_time, grace=0.1, startup=30.0)
 

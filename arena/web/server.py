@@ -18,7 +18,7 @@ from arena.core.live import live_folder, read_live, sqlite_file
 from arena.errors import ArenaError
 from arena.store.database import open_store
 from arena.web.app import POLL, BadBody, Guard, Settings, TooLarge, create_app, error_page, json_error, read_body
-from arena.web.playing import MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
+from arena.web.playing import IDLE_SECONDS, MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
 from arena.web.seasons import season_routes
 from arena.web.site import LiveMoves, Site
 
@@ -30,11 +30,17 @@ MAX_ACTION = 4096
 
 
 def build(
-    url: str, host: str = "127.0.0.1", play: bool = True, token: str | None = None, uploads: bool | None = None
+    url: str,
+    host: str = "127.0.0.1",
+    play: bool = True,
+    token: str | None = None,
+    uploads: bool | None = None,
+    idle: float = IDLE_SECONDS,
 ) -> Guard:
-    """The web app over the database at ``url``; people may play a bot if ``play``, and teams
-    submit bots to seasons if ``uploads`` (default: as ``play``). Read-only (neither), an SQLite
-    file that is not there yet is an ``ArenaError`` (it would never be seen)."""
+    """The web app over the database at ``url``; people may play a bot if ``play`` (a game
+    left ``idle`` seconds without their move is left), and teams submit bots to seasons if
+    ``uploads`` (default: as ``play``). Read-only (neither), an SQLite file that is not there
+    yet is an ``ArenaError`` (it would never be seen)."""
     uploads = play if uploads is None else uploads
     writes = play or uploads
     database = sqlite_file(url)
@@ -50,7 +56,7 @@ def build(
     if not play:
         refuse = Route("/play", _no_play(site), methods=["GET", "POST"])
         return create_app(site, settings, extra=[*seasons, refuse])
-    tables = Tables(sessions, Path.cwd(), live_folder(url))
+    tables = Tables(sessions, Path.cwd(), live_folder(url), idle)
 
     async def leave_games() -> None:
         await asyncio.to_thread(tables.close)
@@ -106,9 +112,10 @@ def play_routes(site: Site, settings: Settings, tables: Tables) -> list[BaseRout
         except (KeyError, ValueError):
             return error_page(site, 400, "choose a game, a bot, a side (x or o) and the bot's move time in seconds")
         try:
-            table = await asyncio.to_thread(tables.start, choice)
+            visitor = request.client.host if request.client is not None else ""
+            table = await asyncio.to_thread(tables.start, choice, visitor)
         except PlayError as error:
-            return error_page(site, 400, str(error))
+            return error_page(site, error.status, str(error))
         return RedirectResponse(f"/play/{table.id}", status_code=303)
 
     def page(request: Request) -> Response:
