@@ -326,7 +326,7 @@ def test_a_served_page_shows_what_the_static_report_writes(staged_url, tmp_path,
     assert main_part(served).replace("/t/1/", root) == main_part(written)
 
 
-def test_a_failure_of_the_server_is_a_500_page_without_a_traceback(league_url, monkeypatch):
+def test_a_failure_of_the_server_is_a_500_page_without_a_traceback(league_url, monkeypatch, caplog):
     app = build(league_url, play=False)
 
     def fails(*args):
@@ -337,6 +337,9 @@ def test_a_failure_of_the_server_is_a_500_page_without_a_traceback(league_url, m
         answer = web.get("/t/1/index.html")
     assert answer.status_code == 500
     assert no_traceback(answer.text) and "a secret" not in answer.text
+    # ... which the server's log has, for whoever runs it
+    [failed] = [record for record in caplog.records if record.getMessage() == "/t/1/index.html failed"]
+    assert failed.exc_info is not None and "a secret of the server's own" in str(failed.exc_info[1])
 
 
 def test_browser_games_left_unfinished_change_no_rating_and_are_counted_as_left(tmp_path):

@@ -344,7 +344,7 @@ def create_app(
             return error_page(site, 503, "the database could not be read just now; try again")
         if isinstance(error, ArenaError):
             return error_page(site, 400, str(error))
-        log.exception("%s failed", request.url.path)
+        log.error("%s failed", request.url.path, exc_info=error)  # (a handler, not an except: its traceback)
         return error_page(site, 500, "something went wrong on the server; its log says what")
 
     handlers: Any = {HTTPException: failed, Exception: failed, ArenaError: failed}
