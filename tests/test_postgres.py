@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import filecmp
 import re
+import types
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,11 @@ def test_a_63_bit_seed_and_a_record_stored_twice_round_trip(store_url):
 
 
 @pytest.mark.slow
-def test_every_reading_command_says_the_same_of_postgresql_as_of_sqlite(tmp_path, postgres):
+def test_every_reading_command_says_the_same_of_postgresql_as_of_sqlite(tmp_path, postgres, monkeypatch):
+    # every page says when its report was written, to the minute: the same minute for both
+    import arena.results.pages
+
+    monkeypatch.setattr(arena.results.pages, "time", types.SimpleNamespace(time=lambda: 1_700_000_000.0))
     urls = {"sqlite": f"sqlite:///{tmp_path / 'a.db'}", "postgresql": postgres.new_database()}
     outputs: dict[str, dict[str, str]] = {}
     for kind, url in urls.items():
