@@ -21,7 +21,7 @@ from arena.entrants.uploads import MAX_RATIO, MAX_UPLOAD, UploadError, unpack
 from arena.formats.ladder import InformationPairing, Ladder, RandomPairing, RoundRobinPairing, seats
 from arena.runners.local import LocalRunner
 from arena.store.database import open_store
-from arena.store.seasons import MAX_PER_HOUR, SeasonError, add_teams, hash_token
+from arena.store.seasons import MAX_PER_HOUR, OutOfSpace, SeasonError, add_teams, hash_token
 from tests.fixtures.harnesskit import arena, arena_here
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "randombot.py"
@@ -248,6 +248,31 @@ def test_a_bot_that_forfeits_against_others_loses_those_games_on_the_ladder(keep
     assert forfeited and len(played) == 6
     rows = standings(sessions, "spring")
     assert rows[-1].team == "green" and rows[-1].games == len(forfeited)
+
+
+def files_of(folder) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
+
+
+def test_a_failed_versions_files_are_removed_and_a_teams_files_have_a_quota(season, monkeypatch):
+    # one team's failed uploads (1 MiB zips unpacking to 16 MiB, 10 an hour) once filled the
+    # season's file system, and the ladder stopped
+    import arena.store.seasons
+
+    sessions, tokens, tmp_path = season
+    failed = submit(sessions, "spring", tokens["red"], "crash.py", CRASHING)
+    assert failed.status == "error" and files_of(tmp_path / "files") == []
+    assert submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes()).status == "active"
+    [init, bot] = files_of(tmp_path / "files")  # its package: what arena wrote, and the bot
+    assert init.startswith("red-") and init.endswith("/__init__.py") and bot.endswith("/bot.py")
+    monkeypatch.setattr(arena.store.seasons, "TEAM_QUOTA", 2 * RANDOM_BOT.stat().st_size)
+    with pytest.raises(OutOfSpace, match=r"team 'red' keeps \d+ KB of files in this season, and may keep \d+ KB"):
+        submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes())
+    assert submit(sessions, "spring", tokens["blue"], "rnd.py", RANDOM_BOT.read_bytes()).status == "active"
+    monkeypatch.setattr(arena.store.seasons, "DISK_RESERVE", 1 << 62)
+    with pytest.raises(OutOfSpace, match="the season's disk is nearly full"):
+        submit(sessions, "spring", tokens["green"], "rnd.py", RANDOM_BOT.read_bytes())
+    assert sorted(row.team for row in standings(sessions, "spring")) == ["blue", "red"]
 
 
 def test_a_failure_past_the_upload_is_an_error_not_a_submission_left_validating(season, monkeypatch):

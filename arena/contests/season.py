@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from arena.contests.config import GameDef, TimeDef
 from arena.core.job import GameJob, GameRunner, derive_seed
 from arena.core.records import GameRecord
-from arena.entrants.uploads import UploadError, unpack
+from arena.entrants.uploads import MAX_UNPACKED, UploadError, unpack
 from arena.errors import ArenaError
 from arena.formats.ladder import InformationPairing, Ladder
 from arena.games import get_game_from_spec
@@ -35,6 +35,7 @@ from arena.store.seasons import (
     Submission,
     active,
     bot_name,
+    check_space,
     folder_for,
     get_season,
     ladder_name,
@@ -134,6 +135,9 @@ def submit(
     except Exception as error:  # the harness failed, not the bot: the submission must not stay "validating"
         log.exception("validating submission %d failed", submission_id)
         status, text, bot_id = "error", f"it could not be validated: {type(error).__name__}: {error}", None
+    if status == "error":  # it never plays: its files would only fill the team's quota
+        shutil.rmtree(folder, ignore_errors=True)
+        return _finish(sessions, submission_id, status, text)
     return _finish(sessions, submission_id, status, text, str(base / target), bot_id)
 
 
@@ -155,6 +159,7 @@ def _take(
         team = team_of_token(session, season, token)
         if rate_limited(session, team, now()):
             raise RateLimited(f"team {team.name!r} has made its submissions for this hour; try again later")
+        check_space(season, team, len(data) if filename.endswith(".py") else MAX_UNPACKED)
         version = 1 + max(session.scalars(select(Submission.version).where(Submission.team_id == team.id)), default=0)
         folder = folder_for(season, team, version)
         submission = Submission(

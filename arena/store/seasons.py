@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import re
 import secrets
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,11 @@ from arena.store.models import Base, Bot, CleanJSON, CleanString, CleanText
 MAX_PER_HOUR = 10
 #: the most characters of a validation log kept
 MAX_LOG = 20000
+#: the bytes of files a team's versions may keep in the season's folder (a failed version's
+#: files are removed once it has failed)
+TEAM_QUOTA = 256 << 20
+#: the bytes the season's file system must have free beyond an upload for it to be taken
+DISK_RESERVE = 256 << 20
 _SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -59,6 +66,10 @@ class Frozen(SeasonError):
 
 class RateLimited(SeasonError):
     """The team has made its submissions for this hour."""
+
+
+class OutOfSpace(SeasonError):
+    """The team's versions fill its quota, or the season's file system is nearly full."""
 
 
 class Season(Base):
@@ -203,6 +214,29 @@ def folder_for(season: Season, team: SeasonTeam, version: int) -> Path:
     safe; the random part keeps it from files of another database in the same folder)."""
     team_folder = f"{_SAFE.sub('_', team.name)[:60]}-{team.id}"
     return Path(season.folder) / team_folder / f"v{version}-{secrets.token_hex(4)}"
+
+
+def check_space(season: Season, team: SeasonTeam, incoming: int) -> None:
+    """``OutOfSpace`` if the files of ``team``'s versions and ``incoming`` more bytes (an upload
+    unpacked) would pass ``TEAM_QUOTA``, or the season's file system would keep less than
+    ``DISK_RESERVE`` free."""
+    folder = folder_for(season, team, 0).parent
+    used = sum(os.path.getsize(os.path.join(path, name)) for path, _, names in os.walk(folder) for name in names)
+    if used + incoming > TEAM_QUOTA:
+        raise OutOfSpace(
+            f"team {team.name!r} keeps {_size(used)} of files in this season, and may keep {_size(TEAM_QUOTA)} "
+            "(a new version needs room for all it may unpack); the season's staff can remove retired versions"
+        )
+    root = Path(season.folder)
+    while not root.exists() and root != root.parent:
+        root = root.parent
+    if shutil.disk_usage(root).free < DISK_RESERVE + incoming:
+        raise OutOfSpace("the season's disk is nearly full: it takes no more submissions until its staff make room")
+
+
+def _size(count: int) -> str:
+    """A number of bytes in KB or MB."""
+    return f"{count >> 20} MB" if count >= 1 << 20 else f"{count >> 10} KB"
 
 
 def submitted_bots() -> Select[int]:

@@ -35,6 +35,7 @@ from arena.store.seasons import (
     BadToken,
     Frozen,
     NoSeason,
+    OutOfSpace,
     RateLimited,
     Season,
     SeasonError,
@@ -60,7 +61,7 @@ INTERFACES = ("python", "course2019")
 #: for the process, and subreaper state are the process's own)
 VALIDATIONS = 1
 #: HTTP status of each refusal of a submission
-STATUS = {NoSeason: 404, BadToken: 401, Frozen: 409, RateLimited: 429}
+STATUS = {NoSeason: 404, BadToken: 401, Frozen: 409, RateLimited: 429, OutOfSpace: 507}
 
 
 class BadUpload(BadBody):
