@@ -336,3 +336,14 @@ def test_shared_memory_over_the_memory_limit_is_a_resource_limit_or_refused(isol
     else:  # nothing would count it: refused
         assert record.termination is Termination.CRASH
         assert record.detail == "PermissionError: [Errno 13] Permission denied"
+
+
+def test_a_bot_sees_no_other_process_but_its_own_entries_in_proc(confinement):
+    # a submitted bot once read another team's season token from the command line of the
+    # `arena season submit` that was running beside it
+    report, enforced = confinement
+    if "namespaces unavailable" in enforced or "working folder unbounded" in enforced:
+        pytest.skip(f"this system gives the sandbox no mounts of its own: {enforced}")
+    assert "no other process in /proc" in enforced
+    assert (report["other_processes"], report["read_parents_command_line"]) == (0, "ENOENT")
+    assert report["read_own_proc"] == "ok"

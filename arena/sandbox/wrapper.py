@@ -32,7 +32,8 @@ except ImportError:  # run as a plain script with -I -S: import the sibling modu
 
 _PR_SET_PDEATHSIG = 1
 _CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC, _CLONE_NEWNS = 0x10000000, 0x40000000, 0x08000000, 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND = 0x1, 0x2, 0x4, 0x8, 0x20, 0x1000
+_MS_REC, _MS_PRIVATE, _MNT_DETACH = 0x4000, 0x40000, 0x2
 #: the working folder holds at most this many times the file-size limit (or SPACE_MB without one)
 SPACE_FILES = 4
 SPACE_MB = 256
@@ -41,6 +42,11 @@ SYSTEM_PATHS = ["/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/p
 #: the only device nodes a bot may open, for reading and writing: not the terminals (what the
 #: user types), not the disks, not /dev/shm (what is written there outlives the bot)
 DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random"]
+#: what a bot's ``/proc`` keeps besides its own process: what runtimes read about the machine
+PROC_FILES = [
+    "cpuinfo", "meminfo", "stat", "loadavg", "uptime", "version", "filesystems", "cgroups", "swaps",
+    "vmstat", "zoneinfo", "pressure", "sys", "self", "thread-self", "mounts", "net",
+]  # fmt: skip
 
 
 class SandboxError(Exception):
@@ -116,6 +122,51 @@ def bound_folder(size_mb: int) -> bool:
     return True
 
 
+def _mount(source: str, target: str, kind: str | None, flags: int, options: bytes | None = None) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(source.encode(), target.encode(), kind.encode() if kind else None, flags, options) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"mount {target}: {os.strerror(error)}")
+
+
+def own_proc() -> bool:
+    """Cover ``/proc`` (in the mount namespace ``isolate`` made) with a read-only one that shows
+    this process and the system-wide files a program reads (``PROC_FILES``) but no other
+    process: no other bot's or user's command line, environment or files. Needs the working
+    folder of ``bound_folder`` (the real ``/proc`` is bound there for a moment). The bot's own
+    children see its entries as ``/proc/self``. ``False`` if the system refuses (``/proc`` is
+    then left as it was)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    old, covered = os.path.join(os.getcwd(), ".arena-proc"), False
+    try:
+        os.mkdir(old)
+        _mount("/proc", old, None, _MS_BIND | _MS_REC)
+        _mount("arena-proc", "/proc", "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=64k,mode=0755")
+        covered = True
+        for name in [str(os.getpid()), *PROC_FILES]:
+            source, target = os.path.join(old, name), os.path.join("/proc", name)
+            if os.path.islink(source):
+                os.symlink(os.readlink(source), target)  # self, thread-self: this process, as before
+            elif os.path.isdir(source):
+                os.mkdir(target)
+                _mount(source, target, None, _MS_BIND | _MS_REC)
+            elif os.path.exists(source):
+                open(target, "w").close()
+                _mount(source, target, None, _MS_BIND)
+        _mount("arena-proc", "/proc", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+        return True
+    except OSError:
+        if covered:
+            libc.umount2(b"/proc", _MNT_DETACH)
+        return False
+    finally:
+        libc.umount2(old.encode(), _MNT_DETACH)
+        try:
+            os.rmdir(old)
+        except OSError:
+            pass
+
+
 def confine(
     memory_mb: int | None,
     file_size_mb: int | None,
@@ -146,6 +197,7 @@ def confine(
             space = SPACE_FILES * file_size_mb if file_size_mb else SPACE_MB
             bounded = bound_folder(space)
             enforced.append(f"working folder {space} MB" if bounded else "working folder unbounded")
+            enforced.append("no other process in /proc" if bounded and own_proc() else "other processes in /proc")
         else:
             enforced.append("namespaces unavailable")
         try:
