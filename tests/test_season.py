@@ -14,9 +14,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from arena.contests.config import GameDef, TimeDef, parse_config
-from arena.contests.season import create_season, freeze, play_ladder, standings, submit
+from arena.contests.season import create_season, freeze, play_ladder, prune, standings, submit
 from arena.entrants.uploads import MAX_RATIO, MAX_UPLOAD, UploadError, unpack
 from arena.formats.ladder import InformationPairing, Ladder, RandomPairing, RoundRobinPairing, seats
 from arena.runners.local import LocalRunner
@@ -275,6 +276,22 @@ def test_a_failed_versions_files_are_removed_and_a_teams_files_have_a_quota(seas
     assert sorted(row.team for row in standings(sessions, "spring")) == ["blue", "red"]
 
 
+def test_a_retired_versions_files_go_some_days_after_it_retired_and_its_rows_stay(season):
+    sessions, tokens, tmp_path = season
+    day = 86400.0
+    first = submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes(), now=lambda: 1000.0)
+    assert submit(sessions, "spring", tokens["red"], "r.py", RULES_BOT, now=lambda: 2 * day).status == "active"
+    assert first.status == "active" and len(files_of(tmp_path / "files")) == 4  # v1 retired by v2 (keep 1)
+    assert prune(sessions, "spring", days=7, now=8.5 * day) == []  # retired 6.5 days ago: kept
+    assert prune(sessions, "spring", days=7, now=9.5 * day) == ["red v1"]
+    assert [name.split("/")[1].split("-")[0] for name in files_of(tmp_path / "files")] == ["v2", "v2"]
+    assert prune(sessions, "spring", days=0) == []  # once
+    with sessions.begin() as session:
+        rows = session.execute(text("SELECT version, status, path IS NULL, retired_at FROM submissions")).all()
+    assert sorted(rows) == [(1, "retired", 1, 2 * day), (2, "active", 0, None)]
+    assert [(s.team, s.version) for s in standings(sessions, "spring")] == [("red", 2)]
+
+
 def test_a_failure_past_the_upload_is_an_error_not_a_submission_left_validating(season, monkeypatch):
     import arena.contests.season
 
@@ -394,3 +411,5 @@ def test_the_season_commands(tmp_path):
     assert none.returncode == 2 and "no token: set ARENA_TOKEN, or give --token-file FILE" in none.stderr
     done = arena_here("season", "standings", "nope", "--db", db, cwd=tmp_path)
     assert done.returncode == 2 and "no season 'nope'; the seasons are: fall" in done.stderr
+    done = arena_here("season", "prune", "fall", "--after", "0", "--db", db, cwd=tmp_path)
+    assert done.returncode == 0 and "Removed the files of 0 retired version(s)." in done.stdout, done.stderr

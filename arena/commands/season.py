@@ -122,16 +122,20 @@ def ladder(
             envvar="ARENA_CLUSTER", help="Play on the Dask cluster whose scheduler is here (docs/cluster.md)."
         ),
     ] = None,
+    prune_after: Annotated[
+        float | None, typer.Option(min=0, help="Days a retired version's files are kept (default 7; games, log stay).")
+    ] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Play season NAME's ladder: pairs chosen by information, ratings updated as games end; a
-    version submitted meanwhile joins at once. Stop with Ctrl-C (the games played are kept)."""
+    version submitted meanwhile joins at once; retired versions' files go after --prune-after
+    days. Stop with Ctrl-C (the games played are kept)."""
     import os
     from contextlib import ExitStack
 
     from arena.commands.running import cluster_def
     from arena.contests.run import cluster_runner
-    from arena.contests.season import play_ladder
+    from arena.contests.season import PRUNE_AFTER_DAYS, play_ladder
     from arena.core.job import GameRunner
     from arena.runners.local import LocalRunner
 
@@ -143,7 +147,8 @@ def ladder(
         else:
             remote = stack.enter_context(cluster_runner(where))
             count, runner = workers or len(remote.workers()), remote
-        played = play_ladder(sessions(db), name, runner, games, count, _told)
+        days = PRUNE_AFTER_DAYS if prune_after is None else prune_after
+        played = play_ladder(sessions(db), name, runner, games, count, _told, days)
     _say(f"Played {played} ladder games; see 'arena season standings {name}'.")
 
 
@@ -154,6 +159,23 @@ def _told(record: object) -> None:
     assert isinstance(record, GameRecord)
     outcome = "a draw" if record.winner is None else f"won by seat {record.winner}"
     _say(f"game {record.game_id}: {outcome} ({record.termination.value}, {len(record.moves)} moves)")
+
+
+@season_app.command("prune")
+def prune(
+    name: Name,
+    after: Annotated[
+        float | None, typer.Option(min=0, help="Remove the files of versions retired this many days ago (default 7).")
+    ] = None,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Remove the files of season NAME's versions retired at least --after days ago (0: every
+    retired version's); their rows, logs and games stay. The ladder does it before each batch."""
+    from arena.contests.season import PRUNE_AFTER_DAYS
+    from arena.contests.season import prune as pruned
+
+    removed = pruned(sessions(db), name, PRUNE_AFTER_DAYS if after is None else after)
+    _say(f"Removed the files of {len(removed)} retired version(s)" + (": " + ", ".join(removed) if removed else "."))
 
 
 @season_app.command("standings")

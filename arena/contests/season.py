@@ -49,6 +49,8 @@ from arena.store.writes import PlannedGame, add_entry, add_game, add_tournament
 TAKE_ATTEMPTS = 5
 #: the ``config_hash`` of a season's ladder tournament (never a command's default tournament)
 SEASON_HASH = "season"
+#: days a retired version's files are kept (its rows, log and games are kept for ever)
+PRUNE_AFTER_DAYS = 7.0
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +140,7 @@ def submit(
     if status == "error":  # it never plays: its files would only fill the team's quota
         shutil.rmtree(folder, ignore_errors=True)
         return _finish(sessions, submission_id, status, text)
-    return _finish(sessions, submission_id, status, text, str(base / target), bot_id)
+    return _finish(sessions, submission_id, status, text, str(base / target), bot_id, now)
 
 
 def _take(
@@ -239,6 +241,7 @@ def _finish(
     text: str,
     path: str | None = None,
     bot_id: int | None = None,
+    now: Callable[[], float] = time.time,
 ) -> Outcome:
     """Store what became of a submission; put an active one on the ladder and retire its team's
     versions beyond the season's ``keep``."""
@@ -257,8 +260,32 @@ def _finish(
                 .order_by(Submission.version.desc())
             ).all()
             for old in on[season.keep :]:
-                old.status = "retired"
+                old.status, old.retired_at = "retired", now()
         return Outcome(team.name, submission.version, submission.status, submission.log)
+
+
+def prune(
+    sessions: sessionmaker[Session], season_name: str, days: float = PRUNE_AFTER_DAYS, now: float | None = None
+) -> list[str]:
+    """Remove the files of ``season_name``'s versions retired at least ``days`` days ago (their
+    rows, logs and games stay; ``path`` becomes ``None``): the versions pruned, as ``TEAM vN``."""
+    cutoff = (time.time() if now is None else now) - days * 86400
+    pruned = []
+    with sessions.begin() as session:
+        season = get_season(session, season_name)
+        rows = session.execute(
+            select(Submission, SeasonTeam)
+            .join(SeasonTeam, SeasonTeam.id == Submission.team_id)
+            .where(SeasonTeam.season_id == season.id, Submission.status == "retired", Submission.path.is_not(None))
+        ).all()
+        for submission, team in rows:
+            if (submission.retired_at or submission.created_at) > cutoff:
+                continue
+            for folder in folder_for(season, team, 0).parent.glob(f"v{submission.version}-*"):
+                shutil.rmtree(folder, ignore_errors=True)
+            submission.path = None
+            pruned.append(f"{team.name} v{submission.version}")
+    return pruned
 
 
 def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tuple[SeasonTeam, Submission]]]:
@@ -309,10 +336,12 @@ def play_ladder(
     games: int | None,
     workers: int,
     on_record: Callable[[GameRecord], None] = lambda record: None,
+    prune_after: float = PRUNE_AFTER_DAYS,
 ) -> int:
     """Play the ladder: ``workers`` games at a time, each pair chosen by information on the
     ratings of all games stored so far (a version submitted meanwhile joins at the next batch),
-    until ``games`` games (``None``: for ever); the games played. ``SeasonError`` while fewer
+    until ``games`` games (``None``: for ever); the games played. Before each batch, the files
+    of versions retired ``prune_after`` days ago go (``prune``). ``SeasonError`` while fewer
     than two versions are active."""
     from arena.contests import roster
     from arena.contests.tournament import play_and_store
@@ -320,6 +349,8 @@ def play_ladder(
     played, pairing = 0, InformationPairing()
     rng = _rng(season_name)
     while games is None or played < games:
+        for version in prune(sessions, season_name, prune_after):
+            log.info("removed the files of %s, retired %g days ago or more", version, prune_after)
         with sessions.begin() as session:
             season = get_season(session, season_name)
             ladder, on = load_ladder(session, season)

@@ -58,6 +58,10 @@ def _cut_moves(connection: Connection) -> None:
     connection.exec_driver_sql("ALTER TABLE moves ADD COLUMN cut BOOLEAN NOT NULL DEFAULT false")
 
 
+def _retired_at(connection: Connection) -> None:
+    connection.exec_driver_sql("ALTER TABLE submissions ADD COLUMN retired_at FLOAT")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
@@ -65,6 +69,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (4, "bots' measured paces, per machine", _paces),
     (5, "seasons: their teams and submissions", _seasons),
     (6, "each move: whether the clock cut the bot's search short of its own budget", _cut_moves),
+    (7, "submissions: when a version retired (its files are removed some days later)", _retired_at),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -118,6 +118,8 @@ class Submission(Base):
     status: Mapped[str] = mapped_column(CleanString(20))
     log: Mapped[str] = mapped_column(CleanText, default="")
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
+    #: when it left the ladder (``None``: not retired, or retired before this was kept)
+    retired_at: Mapped[float | None] = mapped_column(Float)
 
 
 def hash_token(token: str) -> str:
@@ -225,7 +227,8 @@ def check_space(season: Season, team: SeasonTeam, incoming: int) -> None:
     if used + incoming > TEAM_QUOTA:
         raise OutOfSpace(
             f"team {team.name!r} keeps {_size(used)} of files in this season, and may keep {_size(TEAM_QUOTA)} "
-            "(a new version needs room for all it may unpack); the season's staff can remove retired versions"
+            "(a new version needs room for all it may unpack); the season's staff can remove retired versions' "
+            "files ('arena season prune')"
         )
     root = Path(season.folder)
     while not root.exists() and root != root.parent:
