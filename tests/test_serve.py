@@ -9,6 +9,7 @@ import functools
 import json
 import re
 import signal
+import socket
 import sqlite3
 import threading
 from contextlib import ExitStack, closing
@@ -287,6 +288,17 @@ def test_arena_serve_says_where_it_serves_and_stops_on_ctrl_c(league_url, tmp_pa
     assert page.status_code == 200 and "<h1>league</h1>" in page.text
     assert f"http://127.0.0.1:{port}/ (read-only); Ctrl-C stops" in out
     assert server.returncode == 130 and "Traceback" not in err  # as every command stopped by Ctrl-C
+    assert "arena serve stopped: signal SIGINT" in err  # a server never ends without a word
+
+
+def test_arena_serve_says_why_it_could_not_start(league_url, tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = arena("serve", "--db", league_url, "--port", str(port), "--no-play", cwd=tmp_path, timeout=60)
+    assert done.returncode != 0
+    assert "address already in use" in done.stderr.lower() and "arena serve stopped: it could not start" in done.stderr
 
 
 def test_arena_serve_on_another_address_makes_a_token_and_needs_it(league_url, tmp_path):

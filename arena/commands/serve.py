@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import faulthandler
 import secrets
+import signal
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -76,12 +78,32 @@ def serve(
         err().print("anyone with this address and token can read the tournaments; share it with care", highlight=False)
 
     class Server(uvicorn.Server):
+        why = "it could not start (see above)"
+
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            self.why = f"signal {signal.Signals(sig).name}"
             application.stop_streams()  # the live streams end at once rather than hold the exit
             super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(application, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
-    Server(config).run()
+    faulthandler.enable()  # a fault in a C library leaves the threads' stacks on stderr, not a silent exit
+    settings = application.settings
+    config = uvicorn.Config(
+        application,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=3,
+        limit_concurrency=settings.max_connections,
+        timeout_keep_alive=int(settings.keep_alive),
+    )
+    server = Server(config)
+    try:
+        server.run()
+    except Exception as error:  # (uvicorn ends a Ctrl-C as SystemExit or KeyboardInterrupt: why is set)
+        server.why = f"{type(error).__name__}: {error}"
+        raise
+    finally:
+        err().print(f"arena serve stopped: {server.why}", highlight=False, markup=False)
 
 
 def _mode(play: bool, uploads: bool) -> str:

@@ -95,6 +95,10 @@ class Settings:
     #: long as its page is open; past the bound a new one is a 503 the page retries later)
     streams: int = 0
     max_streams: int = 256
+    #: connections the server serves at once (streams and page requests; uvicorn answers 503
+    #: past it), seconds an idle keep-alive connection stays open
+    max_connections: int = 384
+    keep_alive: float = 5.0
 
 
 def is_local(host: str) -> bool:
