@@ -18,6 +18,7 @@ import pytest
 
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob
+from arena.core.records import Termination
 from arena.core.timing import TimeControl
 from arena.runners.dask_node import ClusterError
 from arena.runners.local import RunnerError
@@ -215,3 +216,61 @@ def test_a_seasons_ladder_plays_on_the_cluster(tmp_path, cluster):
     with sqlite3.connect(tmp_path / "s.sqlite3") as connection:
         rows = connection.execute("SELECT status, node FROM games").fetchall()
     assert rows == [("finished", this_node().host)] * 4
+
+
+def test_a_node_cannot_make_the_run_unpickle_what_it_sends_back(cluster, tmp_path):
+    # game records once came back from the nodes as pickles: a node (or anyone who reached the
+    # scheduler) could run code in `arena run`, on the database's machine
+    from arena.runners.dask_runner import DaskRunner
+
+    marker = tmp_path / "ran-in-the-run"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    def sends_a_pickle():
+        return "tcp://node", [Payload()]
+
+    with DaskRunner(cluster.address) as runner:
+        assert runner.client is not None
+        future = runner.client.submit(sends_a_pickle, pure=False)
+        with pytest.raises(TypeError, match=r"only able to deserialize data with \['msgpack'\]"):
+            future.result()
+    assert not marker.exists()
+
+
+def played(moves: list[int], **fields) -> str:
+    """A node's JSON record of game 1 (tictactoe), ``moves`` played in turn."""
+    from arena.core.records import GameRecord, MoveRecord, record_to_json
+
+    record = GameRecord(1, [MoveRecord(ply % 2, str(m), 1.0, None) for ply, m in enumerate(moves)], **fields)
+    return record_to_json(record)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (played([0, 3, 1, 4, 2], winner=0), None),
+        (played([0, 3, 1, 4], winner=0), "ended normally before the game was over"),
+        (played([0, 3, 1, 4, 2], winner=1), "its result is not the one its moves give"),
+        (played([0, 0]), "ply 2: "),
+        (played([0, 3], winner=0, termination=Termination.TIMEOUT, offender=1), None),
+        (played([0, 3], winner=1, termination=Termination.TIMEOUT, offender=1), "its result is not"),
+        (played([0]).replace('"game_id": 1', '"game_id": 7'), "game 7 was not given to it"),
+        (played([0]).replace("[[0, ", "[[5, "), "5: a seat, 0 or 1"),
+        ('{"game_id": 1}', "not an object with a game record's fields"),
+        ("[" * 100_000, "not JSON"),
+    ],
+)
+def test_the_run_takes_from_a_node_only_records_of_games_it_could_have_played(text, why):
+    from arena.runners.dask_runner import checked
+
+    jobs = [job(1, BotSpec(name="random", kind="python", target="bots.randombot"))]
+    if why is None:
+        assert checked(text, jobs, "tcp://node").game_id == 1
+    else:
+        with pytest.raises(
+            RunnerError, match=f"node tcp://node sent a record that is not a game it could.*{re.escape(why)}"
+        ):
+            checked(text, jobs, "tcp://node")

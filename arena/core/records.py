@@ -5,7 +5,10 @@ ways a game can stop early: a bot's fault (``BotFault``) or a machine too busy t
 from __future__ import annotations
 
 import enum
+import json
+import math
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class Termination(str, enum.Enum):
@@ -81,3 +84,101 @@ class GameRecord:
     cpu: str | None = None
     clock: str | None = None
     time_scale: float = 1.0
+
+
+class BadRecord(ValueError):
+    """Data that is not a game record (a cluster node sent it): the message says what is wrong."""
+
+
+#: the most a record from elsewhere may hold: moves, and characters of a text
+MAX_MOVES, MAX_TEXT = 100_000, 1 << 20
+
+
+def record_to_json(record: GameRecord) -> str:
+    """``record`` as JSON text: plain data that any program can read and none can run."""
+    data = {name: getattr(record, name) for name in GameRecord.__slots__}
+    data["termination"] = record.termination.value
+    data["moves"] = [[m.seat, m.move, m.wall_ms, m.cpu_ms, m.wait_ms, m.cut] for m in record.moves]
+    return json.dumps(data)
+
+
+def record_from_json(text: str) -> GameRecord:
+    """The record ``text`` holds (``record_to_json``), every field checked for its type and
+    bounds; ``BadRecord`` saying what is wrong."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise BadRecord(f"not JSON: {error}") from None
+    if not isinstance(data, dict) or set(data) != set(GameRecord.__slots__):
+        raise BadRecord("not an object with a game record's fields")
+    try:
+        moves = [_move(move) for move in _bounded(data["moves"], list, MAX_MOVES)]
+        points = data["points"]
+        if points is not None:
+            points = tuple(_number(p) for p in _bounded(points, list, 2))
+            if len(points) != 2:
+                raise BadRecord("points: two numbers")
+        stderr = tuple(_text(s) for s in _bounded(data["stderr"], list, 2))
+        if len(stderr) != 2:
+            raise BadRecord("stderr: two texts")
+        return GameRecord(
+            game_id=_integer(data["game_id"]),
+            moves=moves,
+            winner=_seat(data["winner"], optional=True),
+            points=points,
+            termination=Termination(data["termination"]),
+            offender=_seat(data["offender"], optional=True),
+            detail=_text(data["detail"], optional=True),
+            stderr=stderr,
+            started_at=_number(data["started_at"]),
+            finished_at=_number(data["finished_at"]),
+            voided=_text(data["voided"], optional=True),
+            node=_text(data["node"], optional=True),
+            cpu=_text(data["cpu"], optional=True),
+            clock=_text(data["clock"], optional=True),
+            time_scale=_number(data["time_scale"]),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise BadRecord(str(error)) from None
+
+
+def _move(data: Any) -> MoveRecord:
+    seat, move, wall_ms, cpu_ms, wait_ms, cut = _bounded(data, list, 6)
+    if not isinstance(cut, bool):
+        raise BadRecord("a move's cut: true or false")
+    numbers = (_number(wall_ms), _number(cpu_ms, optional=True), _number(wait_ms, optional=True))
+    return MoveRecord(_seat(seat), _text(move, limit=200), *numbers, cut=cut)
+
+
+def _bounded(value: Any, kind: type[list[Any]] | type[str], limit: int) -> Any:
+    if not isinstance(value, kind) or len(value) > limit:
+        raise BadRecord(f"{value!r:.60}: a {kind.__name__} of at most {limit}")
+    return value
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRecord(f"{value!r:.60}: an integer")
+    return value
+
+
+def _seat(value: Any, optional: bool = False) -> Any:
+    if value is None and optional:
+        return None
+    if _integer(value) not in (0, 1):
+        raise BadRecord(f"{value!r}: a seat, 0 or 1")
+    return value
+
+
+def _number(value: Any, optional: bool = False) -> Any:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise BadRecord(f"{value!r:.60}: a finite number")
+    return float(value)
+
+
+def _text(value: Any, optional: bool = False, limit: int = MAX_TEXT) -> Any:
+    if value is None and optional:
+        return None
+    return _bounded(value, str, limit)

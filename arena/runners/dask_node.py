@@ -36,7 +36,7 @@ from distributed import WorkerPlugin
 
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob
-from arena.core.records import GameRecord
+from arena.core.records import GameRecord, record_to_json
 from arena.entrants.kinds import Code, package_files
 from arena.errors import ArenaError
 from arena.sandbox import scratch
@@ -249,13 +249,13 @@ class ArenaPlugin(WorkerPlugin):
         return dataclasses.replace(spec, code=root, code_hash=packed.digest)
 
 
-def play_on_node(jobs: list[GameJob], code: dict[str, Bundle]) -> tuple[str, list[GameRecord]]:
+def play_on_node(jobs: list[GameJob], code: dict[str, Bundle]) -> tuple[str, list[str]]:
     """A Dask task: play ``jobs`` one after another on the Dask worker that runs it; (its
-    address, their records)."""
+    address, their records as JSON: plain data, checked by the run, never a pickle)."""
     from distributed import get_worker
 
     worker = get_worker()
     plugin = worker.plugins.get(PLUGIN_NAME)
     if not isinstance(plugin, ArenaPlugin):
         raise NodeError(f"Dask worker {worker.address} has no arena plugin (the run registers it)")
-    return worker.address, [plugin.play(job, code) for job in jobs]
+    return worker.address, [record_to_json(plugin.play(job, code)) for job in jobs]

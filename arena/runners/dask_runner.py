@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob
-from arena.core.records import GameRecord
+from arena.core.records import BadRecord, GameRecord, Termination, record_from_json
 from arena.runners.dask_node import (
     ArenaPlugin,
     Bundle,
@@ -101,7 +101,10 @@ class DaskRunner:
         if self.address.startswith("tcp://") and self.tls is not None:
             raise ClusterError(f"TLS certificates were given, but {self.address} is not a tls:// address")
         try:
-            client = Client(self.address, security=security, timeout=self.timeout, set_as_default=False)
+            # results only as plain data (msgpack): a pickle a node sends back is refused, never run
+            client = Client(
+                self.address, security=security, timeout=self.timeout, set_as_default=False, deserializers=["msgpack"]
+            )
         except (OSError, TimeoutError) as error:
             raise ClusterError(
                 f"cannot reach the Dask scheduler at {self.address} within {self.timeout:g} s ({_said(error)}); "
@@ -199,7 +202,8 @@ class DaskRunner:
                 jobs = given.pop(future)
                 if future.status != "finished":
                     raise self._failure(jobs, future)
-                address, records = future.result()
+                address, texts = future.result()
+                records = [checked(text, jobs, str(address)) for text in texts]
                 played += len(records)
                 seconds += sum(max(0.0, r.finished_at - r.started_at) for r in records)
                 if queue and not self.draining:
@@ -256,6 +260,47 @@ class DaskRunner:
                 "running again retries the game"
             )
         return RunnerError(f"{what} failed on the cluster: {_said(error)}")
+
+
+def checked(text: object, jobs: list[GameJob], node: str) -> GameRecord:
+    """The record of one of ``jobs`` that a node sent as JSON ``text``, checked as data and
+    against the game's rules (every move legal and by the seat to move, the result the one the
+    moves or the forfeit give); ``RunnerError`` naming the node if it is not."""
+    from arena.games import get_game_from_spec
+
+    try:
+        if not isinstance(text, str):
+            raise BadRecord("not JSON text")
+        record = record_from_json(text)
+        job = next((job for job in jobs if job.game_id == record.game_id), None)
+        if job is None:
+            raise BadRecord(f"game {record.game_id} was not given to it")
+        game = get_game_from_spec(job.game)
+        state = game.initial_state()
+        for ply, move in enumerate(record.moves, 1):
+            if move.seat != state.to_move:
+                raise BadRecord(f"ply {ply} was played by seat {move.seat}, not the seat to move")
+            try:
+                state = state.play(game.parse_move(move.move))
+            except ValueError as error:
+                raise BadRecord(f"ply {ply}: {error}") from None
+        if record.voided is not None or record.termination is Termination.ABORTED:
+            outcome = None
+        elif record.termination is Termination.NORMAL:
+            outcome = state.outcome
+            if outcome is None:
+                raise BadRecord("it ended normally before the game was over")
+        elif record.offender is None:
+            raise BadRecord(f"a {record.termination.value} with no offender")
+        else:
+            outcome = state.forfeit_outcome(record.offender)
+        result = (None, None) if outcome is None else (outcome.winner, outcome.points)
+        points = None if record.points is None else tuple(map(float, record.points))
+        if (record.winner, points) != (result[0], None if result[1] is None else tuple(map(float, result[1]))):
+            raise BadRecord(f"its result is not the one its moves give: {result}")
+    except (BadRecord, ValueError) as error:
+        raise RunnerError(f"node {node} sent a record that is not a game it could have played: {error}") from None
+    return record
 
 
 def _pick(queue: list[GameJob], warm: OrderedDict[BotSpec, None]) -> GameJob:
