@@ -126,6 +126,8 @@ def test_stepping_a_replay_changes_the_board_as_the_moves_say(page, sites, site_
         assert highlighted == ([moves[ply - 1][1]] if ply and moves[ply - 1][1] != "pass" else [])
         assert page.get_attribute("#moves li.current", "data-ply") == str(ply)
 
+    at(played.plies)  # a game page opens at the game's end: what a person came to see
+    page.keyboard.press("Home")
     at(0)
     page.keyboard.press("ArrowRight")
     at(1)

@@ -6,7 +6,7 @@ import json
 
 from arena.results.lookup import find_tournament
 from arena.results.tournament_results import load_results
-from tests.builders import create, league_config, play_league, play_stage
+from tests.builders import FIRST_LEGAL, create, league_config, play_league, play_stage
 from tests.fixtures.harnesskit import run_arena
 
 
@@ -46,7 +46,28 @@ def test_the_leaderboard_table_shows_each_team_with_its_record(league_url):
     assert result.exit_code == 0, result.output
     assert "league: tictactoe, leaderboard by TrueSkill μ − 3σ; 6/6 games, status finished" in result.output
     d_row = next(line for line in result.output.splitlines() if "│ D " in line)
-    assert [cell.strip() for cell in d_row.split("│")[1:-1]][7:12] == ["3", "0-1-2", "0.5", "timeout 1", "11.1"]
+    assert [cell.strip() for cell in d_row.split("│")[1:-1]][6:11] == ["3", "0-1-2", "0.5", "timeout 1", "11.1"]
+    assert "┃ bot " not in result.output  # each team is its own bot: no column repeating its name
+
+
+def test_the_leaderboard_names_each_teams_bot_in_every_row(tmp_path):
+    # a newcomer once saw the bot column empty in every row
+    url = f"sqlite:///{tmp_path / 'teams.db'}"
+    bots = {"first": {"path": FIRST_LEGAL}, "other": {"path": FIRST_LEGAL}}
+    sessions, tid = create(
+        url, league_config(bots=bots, teams={"A": "first", "B": "other", "C": "first", "D": "other"})
+    )
+    play_stage(sessions, tid, 0, play_league)
+    for rating in ("trueskill", "elo"):
+        result = invoke("leaderboard", "--rating", rating, "--db", url)
+        assert result.exit_code == 0, result.output
+        rows = [line.split("│") for line in result.output.splitlines() if line.startswith("│")]
+        assert {row[2].strip(): row[3].strip() for row in rows} == {
+            "A": "first",
+            "B": "other",
+            "C": "first",
+            "D": "other",
+        }
 
 
 def test_the_leaderboard_says_what_it_ranks_by_and_where_the_standings_are(tmp_path):

@@ -4,7 +4,7 @@ Swiss, knockout with its bracket, gauntlet, adaptive)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -296,18 +296,18 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
         return
     print_title(found, note, f"leaderboard by {system.label}")
     course = found.has_course_points and found.config.scoring != "course2019"
-    columns = ["#", "team", "bot", "μ−3σ", "μ", "σ", "Elo ± 95 %", "games", "W-D-L", "points"]
+    bots = _bot_column(found.leaderboard)
+    columns = ["#", "team", *(["bot"] if bots else []), "μ−3σ", "μ", "σ", "Elo ± 95 %", "games", "W-D-L", "points"]
     columns += ["course pts"] if course else []
     table = Table(*columns, "forfeits", "mean ms", "max ms")
     for column in table.columns:
         if column.header not in ("team", "bot", "forfeits"):
             column.justify = "right"
     for line in found.leaderboard:
-        bot = "" if line.bot == line.team else line.bot
         row = [
             str(line.rank),
             escape(printable(line.team)),
-            escape(printable(bot)),
+            *([escape(printable(line.bot))] if bots else []),
             f"{line.conservative:.2f}",
             f"{line.mu:.2f}",
             f"{line.sigma:.2f}",
@@ -332,6 +332,12 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
         f"{escape(printable(standings_command(found.tournament.name)))}[/]",
         highlight=False,
     )
+
+
+def _bot_column(lines: Sequence[Any]) -> bool:
+    """Whether a table of ``lines`` shows each team's bot: not when every team is named as its
+    bot (a course's teams), where the column would only repeat the team's name."""
+    return any(line.bot != line.team for line in lines)
 
 
 def _print_elo(
@@ -366,7 +372,8 @@ def _print_elo(
             markup=False,
         )
         return
-    grid = Table("#", "team", "bot", "Elo", "± 95 %", "games", "W-D-L", "score", "LOS next")
+    bots = _bot_column(table.lines)
+    grid = Table("#", "team", *(["bot"] if bots else []), "Elo", "± 95 %", "games", "W-D-L", "score", "LOS next")
     for column in grid.columns:
         if column.header not in ("team", "bot"):
             column.justify = "right"
@@ -374,7 +381,7 @@ def _print_elo(
         grid.add_row(
             str(line.rank),
             escape(printable(line.team)),
-            escape(printable("" if line.bot == line.team else line.bot)),
+            *([escape(printable(line.bot))] if bots else []),
             signed_elo(line.elo),
             f"{line.error:.0f}",
             str(line.games),

@@ -308,5 +308,5 @@
   slider.max = last;
   buildList();
   var wanted = /ply=(\d+)/.exec(location.hash);
-  go(wanted ? Number(wanted[1]) : document.body.dataset.liveGame ? last : 0);  /* a game in progress: its latest */
+  go(wanted ? Number(wanted[1]) : last);  /* the game as it ended (or stands, in progress); #ply=N another */
 })();
