@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import sqlite3
 import stat
 import zipfile
@@ -244,11 +245,34 @@ def test_a_bot_that_forfeits_against_others_loses_those_games_on_the_ladder(keep
     sore = submit(sessions, "spring", tokens["green"], "sore.py", SORE_LOSER)
     assert sore.status == "active", sore.log  # it passes its validation against itself
     played: list = []
-    play_ladder(sessions, "spring", LocalRunner(1), 6, 1, played.append)
+    play_ladder(sessions, "spring", LocalRunner(1), 6, 1, lambda record, names: played.append(record))
     forfeited = [r for r in played if r.offender is not None]
     assert forfeited and len(played) == 6
     rows = standings(sessions, "spring")
     assert rows[-1].team == "green" and rows[-1].games == len(forfeited)
+
+
+@pytest.mark.slow
+def test_the_ladder_says_who_beat_whom_and_the_standings_give_each_record(keep_two):
+    # a newcomer once read "game 1: won by seat 0 (normal, 9 moves)", and standings without W-D-L
+    sessions, tokens, tmp_path = keep_two
+    assert submit(sessions, "spring", tokens["red"], "rnd.py", RANDOM_BOT.read_bytes()).status == "active"
+    assert submit(sessions, "spring", tokens["blue"], "rules.py", RULES_BOT).status == "active"
+    db = f"sqlite:///{tmp_path / 's.sqlite3'}"
+    done = arena("season", "ladder", "spring", "--games", "4", "--workers", "1", "--db", db, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith("game ")]
+    pair = "(red v1|blue v1)"
+    assert len(said) == 4 and all(
+        re.fullmatch(rf"game \d+: ({pair} beat {pair}|{pair} and {pair} drew) \(normal, \d+ moves\)", line)
+        for line in said
+    ), said
+    rows = arena_here("season", "standings", "spring", "--db", db, cwd=tmp_path).stdout.splitlines()
+    records = {row.split()[1]: re.search(r"(\d+)-(\d+)-(\d+) W-D-L", row) for row in rows}
+    assert sorted(records) == ["blue", "red"] and all(records.values()), rows
+    red, blue = (tuple(map(int, records[team].groups())) for team in ("red", "blue"))
+    assert sum(red) == sum(blue) == 4 and (red[0], red[1]) == (blue[2], blue[1])
+    assert red[0] == sum(line.split(": ")[1].startswith("red v1 beat") for line in said)
 
 
 def files_of(folder) -> list[str]:
@@ -339,7 +363,7 @@ def test_a_ladder_without_a_game_limit_keeps_playing(keep_two, monkeypatch):
     class Enough(Exception):
         pass
 
-    def told(record):
+    def told(record, names):
         played.append(record)
         if len(played) >= 4:
             raise Enough

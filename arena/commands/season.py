@@ -152,13 +152,21 @@ def ladder(
     _say(f"Played {played} ladder games; see 'arena season standings {name}'.")
 
 
-def _told(record: object) -> None:
-    """A line for a ladder game that ended."""
+def _told(record: object, names: tuple[str, str]) -> None:
+    """A line for a ladder game that ended: ``game 12: red v2 beat blue v1 (normal, 9 moves)``."""
     from arena.core.records import GameRecord
 
     assert isinstance(record, GameRecord)
-    outcome = "a draw" if record.winner is None else f"won by seat {record.winner}"
-    _say(f"game {record.game_id}: {outcome} ({record.termination.value}, {len(record.moves)} moves)")
+    if record.winner is None:
+        outcome = f"{names[0]} and {names[1]} drew"
+    else:
+        outcome = f"{names[record.winner]} beat {names[1 - record.winner]}"
+    how = (
+        record.termination.value
+        if record.offender is None
+        else f"{record.termination.value} by {names[record.offender]}"
+    )
+    _say(f"game {record.game_id}: {outcome} ({how}, {len(record.moves)} moves)")
 
 
 @season_app.command("prune")
@@ -188,11 +196,14 @@ def standings(name: Name, as_json: Annotated[bool, typer.Option("--json")] = Fal
         _say(f"season {name!r} has no bot on its ladder yet: teams submit with 'arena season submit'")
         return
     if as_json:
-        fields = ("team", "version", "mu", "sigma", "games")
+        fields = ("team", "version", "mu", "sigma", "games", "wins", "draws")
         print_json([{field: getattr(s, field) for field in fields} for s in rows])
         return
     for place, s in enumerate(rows, 1):
-        _say(f"{place:3}. {s.label:30} {s.rating:7.2f}  (mu {s.mu:.2f}, sigma {s.sigma:.2f}, {s.games} games)")
+        _say(
+            f"{place:3}. {s.label:30} {s.rating:7.2f}  {s.record:>9} W-D-L  (mu {s.mu:.2f}, sigma {s.sigma:.2f}, "
+            f"{s.games} games)"
+        )
 
 
 @season_app.command("freeze")

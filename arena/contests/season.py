@@ -323,7 +323,7 @@ def ranked(session: Session, season: Season) -> list[SeasonStanding]:
     """The active versions of ``season``, best first (mu - 3 sigma)."""
     ladder, on = load_ladder(session, season)
     return [
-        SeasonStanding(on[name][0].name, on[name][1].version, s.rating.mu, s.rating.sigma, s.games)
+        SeasonStanding(on[name][0].name, on[name][1].version, s.rating.mu, s.rating.sigma, s.games, s.wins, s.draws)
         for name in ladder.order()
         for s in (ladder.rungs[name],)
     ]
@@ -335,12 +335,13 @@ def play_ladder(
     runner: GameRunner,
     games: int | None,
     workers: int,
-    on_record: Callable[[GameRecord], None] = lambda record: None,
+    on_record: Callable[[GameRecord, tuple[str, str]], None] = lambda record, names: None,
     prune_after: float = PRUNE_AFTER_DAYS,
 ) -> int:
     """Play the ladder: ``workers`` games at a time, each pair chosen by information on the
     ratings of all games stored so far (a version submitted meanwhile joins at the next batch),
-    until ``games`` games (``None``: for ever); the games played. Before each batch, the files
+    until ``games`` games (``None``: for ever); the games played, each given to ``on_record``
+    with the names of its versions (``TEAM vN``, first to move first). Before each batch, the files
     of versions retired ``prune_after`` days ago go (``prune``). ``SeasonError`` while fewer
     than two versions are active."""
     from arena.contests import roster
@@ -364,7 +365,7 @@ def play_ladder(
                 first, second = pairing.next(ladder, rng, taken)
                 taken.add(frozenset((first, second)))
                 batch.append((first, second))
-            jobs = []
+            jobs, names = [], {}
             number = count(session, GameRow, GameRow.tournament_id == season.tournament_id)
             for first, second in batch:
                 seat0, seat1 = (on[name][1].entry_id for name in (first, second))
@@ -375,10 +376,11 @@ def play_ladder(
                 number += 1
                 specs = (roster.spec(bots[0], first), roster.spec(bots[1], second))
                 jobs.append(GameJob(game_id, season.game, specs, seed, control))
+                names[game_id] = (first, second)
         unplayable: list[int] = []
         for record in play_and_store(sessions, runner, jobs, control.max_replays, lambda *_: None, unplayable):
             played += 1
-            on_record(record)
+            on_record(record, names[record.game_id])
     return played
 
 

@@ -33,12 +33,15 @@ TIE = 1e-3
 
 @dataclass(slots=True)
 class Rung:
-    """One bot on the ladder (its rung): its rating and how often it played, and moved first."""
+    """One bot on the ladder (its rung): its rating, how often it played, moved first, won and
+    drew."""
 
     name: str
     rating: trueskill.Rating
     games: int = 0
     first: int = 0
+    wins: int = 0
+    draws: int = 0
 
     @property
     def conservative(self) -> float:
@@ -71,6 +74,10 @@ class Ladder:
         else:
             b.rating, a.rating = trueskill.rate_1vs1(b.rating, a.rating, env=self.env)
         a.games, b.games, a.first = a.games + 1, b.games + 1, a.first + 1
+        if winner is None:
+            a.draws, b.draws = a.draws + 1, b.draws + 1
+        else:
+            (a, b)[winner].wins += 1
 
     def order(self) -> list[str]:
         """The bots best first, by mu - 3 sigma (then by name)."""

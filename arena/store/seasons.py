@@ -173,13 +173,20 @@ def add_teams(sessions: sessionmaker[Session], season_name: str, names: list[str
 
 @dataclass(frozen=True)
 class SeasonStanding:
-    """A version on the ladder: its team, version, rating and games."""
+    """A version on the ladder: its team, version, rating, games, and wins and draws of them."""
 
     team: str
     version: int
     mu: float
     sigma: float
     games: int
+    wins: int = 0
+    draws: int = 0
+
+    @property
+    def record(self) -> str:
+        """``W-D-L``: its wins, draws and losses."""
+        return f"{self.wins}-{self.draws}-{self.games - self.wins - self.draws}"
 
     @property
     def rating(self) -> float:
