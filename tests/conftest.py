@@ -140,6 +140,19 @@ def pytest_configure(config):
     config.arena_leftovers = (folder, _cgroups(), _ipc_objects())
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say loudly which tests did not run for a program or package this machine lacks."""
+    from tests.fixtures.missing import missing_lines
+
+    skipped = terminalreporter.stats.get("skipped", [])  # each report's longrepr: (file, line, "Skipped: why")
+    reasons = [str(r.longrepr[2]).removeprefix("Skipped: ") for r in skipped if isinstance(r.longrepr, tuple)]
+    lines = missing_lines(reasons)
+    if lines:
+        terminalreporter.section("NOT RUN: what this machine lacks", sep="!", red=True, bold=True)
+        for line in lines:
+            terminalreporter.write_line(line, red=True, bold=True)
+
+
 def pytest_sessionfinish(session, exitstatus):
     before = getattr(session.config, "arena_leftovers", None)
     if before is None:

@@ -229,3 +229,18 @@ def test_the_example_bot_of_bots_md_keeps_the_contract_and_plays_a_game(tmp_path
         moves.append(bots[state.to_move].move(state, None))
         state = state.play(moves[-1])  # an illegal move would raise
     assert moves[0] == 4 and len(moves) >= 5  # x takes the centre first
+
+
+def test_a_command_bots_relative_paths_are_made_absolute_as_protocol_md_says(tmp_path):
+    # docs/protocol.md once said both that they are and that only the first word is
+    from arena.entrants.kinds import command_line
+
+    (tmp_path / "data").mkdir()
+    for name in ("bot.js", "data/book.txt", "mybot"):
+        (tmp_path / name).write_text("")
+    words = command_line("node bot.js --book data/book.txt -v missing.txt", str(tmp_path))
+    assert words == ["node", str(tmp_path / "bot.js"), "--book", str(tmp_path / "data/book.txt"), "-v", "missing.txt"]
+    assert command_line("./mybot bot.js", str(tmp_path)) == [str(tmp_path / "mybot"), str(tmp_path / "bot.js")]
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    assert "every word after the first that names a file or folder there" in text
+    assert "as absolute paths**" not in text

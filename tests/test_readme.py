@@ -22,3 +22,19 @@ def test_readme_opens_with_the_main_job_and_the_test_command():
 def test_ci_runs_exactly_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert readme_commands()[1] in ci
+
+
+def test_a_test_run_says_loudly_which_tests_a_missing_program_kept_from_running():
+    # a newcomer without Chromium or PostgreSQL once ran "every test" and saw only a few skips
+    from tests.fixtures.missing import missing_lines
+
+    reasons = ["no Chromium at /usr/bin/chromium (apt-get install chromium)"] * 3
+    reasons += ["this system gives arena no control groups", "no PostgreSQL server (initdb, pg_ctl) in ..."]
+    lines = missing_lines(reasons)
+    assert lines[:2] == [
+        "   3 tests did not run: no Chromium at /usr/bin/chromium (apt-get install chromium)",
+        "   1 tests did not run: no PostgreSQL server (initdb, pg_ctl) in ...",
+    ]
+    assert "sudo apt-get install chromium postgresql" in lines[-1] and len(lines) == 3
+    assert missing_lines(["this system gives arena no control groups"]) == []
+    assert "sudo apt-get install chromium postgresql" in (ROOT / "README.md").read_text()

@@ -59,7 +59,9 @@ def _cut_moves(connection: Connection) -> None:
 
 
 def _retired_at(connection: Connection) -> None:
-    connection.exec_driver_sql("ALTER TABLE submissions ADD COLUMN retired_at FLOAT")
+    # (step 5 makes the seasons' tables as they are now, so a database from before it has it)
+    if "retired_at" not in {column["name"] for column in inspect(connection).get_columns("submissions")}:
+        connection.exec_driver_sql("ALTER TABLE submissions ADD COLUMN retired_at FLOAT")
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
