@@ -307,3 +307,39 @@ def test_moves_the_clock_cut_are_counted_by_the_run_games_show_standings_and_the
     assert warning.removeprefix("warning: ") in standings
     assert arena_here("report", "--db", db, "--out", str(tmp_path / "site"), cwd=tmp_path).returncode == 0
     assert f'<dd id="total-cut">{cut} moves' in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_the_run_header_speaks_plainly_of_the_bots_sandbox_and_time(run):
+    # a newcomer once read "cgroup v2 per bot: CPU time, kill, CPU pressure; memory and pids
+    # limits (v1)" and "no bot budgets by the clock"
+    header = run.first.stdout.split("[", 1)[0]
+    assert not re.search(r"cgroup v2|\(v1\)|\(v2\)|budgets by the clock|kill,", header), header
+    (bots,) = [line.strip() for line in header.splitlines() if line.strip().startswith("bots: ")]
+    assert bots.startswith(("bots: each bot in a control group of its own: its CPU time", "bots: no control groups"))
+
+
+def test_the_eta_waits_for_a_rate_that_means_something(monkeypatch):
+    # the first ETA of the default tournament once said 3239 s: the first game's wait for the
+    # workers and bots to start, taken as the time of every game
+    import io
+
+    from rich.console import Console
+
+    import arena.commands.running as running
+    from arena.contests.tournament import Progress
+
+    now = [100.0]
+    monkeypatch.setattr(running.time, "monotonic", lambda: now[0])
+    display = running.ProgressDisplay(quiet=False)
+    display.console = Console(file=io.StringIO(), width=200)
+    update = display.__enter__()
+    printed = []
+    for done, at in [(1, 104.0), (5, 110.0), (21, 116.0), (790, 500.0)]:
+        now[0] = at
+        update(Progress(total=790, done=done, stage="group"), 100.0)
+        printed.append(display.console.file.getvalue().splitlines()[-1])
+    display.__exit__(None, None, None)
+    assert printed[0] == "[group] 1/790 games, 0.2 games/s, ETA estimating…, 0 forfeits"
+    assert printed[1] == "[group] 5/790 games, 0.7 games/s, ETA estimating…, 0 forfeits"  # 4 games since the first
+    assert printed[2] == "[group] 21/790 games, 1.7 games/s, ETA 461 s, 0 forfeits"  # 20 in 12 s: 769 left
+    assert printed[3].endswith("790/790 games, 2.0 games/s, ETA 0 s, 0 forfeits")

@@ -273,6 +273,10 @@ def _warn(warnings: list[str]) -> None:
         err().print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
+#: games after the first of a run, and seconds, before its rate gives an ETA worth printing
+ETA_GAMES, ETA_SECONDS = 8, 5.0
+
+
 class ProgressDisplay:
     """A live progress bar on a terminal, a line every few seconds otherwise."""
 
@@ -283,6 +287,9 @@ class ProgressDisplay:
         self.task: TaskID | None = None
         self.last = 0.0
         self.done_at_start: int | None = None
+        #: when the run's first game came in, and the games done then: the rate is counted from
+        #: there, not from the start, whose workers and bots starting up would make it look slow
+        self.first: tuple[float, int] | None = None
 
     def __enter__(self) -> Callable[[Progress, float], None]:
         if not self.quiet and self.console.is_terminal:
@@ -305,10 +312,16 @@ class ProgressDisplay:
         """Show ``progress`` (a ``tournament.Progress``) of a run started at ``start``."""
         if self.quiet:
             return
+        now = time.monotonic()
         if self.done_at_start is None:
             self.done_at_start = progress.done - 1
-        elapsed = max(time.monotonic() - start, 1e-9)
-        rate = (progress.done - self.done_at_start) / elapsed
+        if self.first is None:
+            self.first = (now, progress.done)
+        since, done_since = now - self.first[0], progress.done - self.first[1]
+        if done_since > 0 and since > 0:
+            rate = done_since / since
+        else:
+            rate = (progress.done - self.done_at_start) / max(now - start, 1e-9)
         if self.live is not None and self.task is not None:
             self.live.update(
                 self.task,
@@ -320,10 +333,15 @@ class ProgressDisplay:
             )
         elif time.monotonic() - self.last >= 5 or progress.done == progress.total:
             self.last = time.monotonic()
-            left = (progress.total - progress.done) / rate if rate > 0 else 0
+            if progress.done >= progress.total:
+                eta = "ETA 0 s"
+            elif done_since < ETA_GAMES or since < ETA_SECONDS:
+                eta = "ETA estimating…"
+            else:
+                eta = f"ETA {(progress.total - progress.done) / rate:.0f} s"
             self.console.print(
                 f"[{progress.stage}] {progress.done}/{progress.total} games, {rate:.1f} games/s, "
-                f"ETA {left:.0f} s, {progress.forfeits} forfeits",
+                f"{eta}, {progress.forfeits} forfeits",
                 highlight=False,
                 markup=False,
             )

@@ -75,12 +75,14 @@ class Paced:
     measured: int = 0
 
     def describe(self) -> str:
-        """A few words for the run's header."""
+        """A few words for the run's header (none if no bot is paced)."""
         if not self.paced:
-            return "no bot budgets by the clock"
+            return ""  # nothing to say: no bot's search stops by the clock
         count = len(self.paced)
-        stored = f", {self.measured} measured now" if self.measured else ", stored"
-        return f"{count} bot{'s' if count != 1 else ''} at a measured pace{stored}"
+        stored = f"{self.measured} measured now" if self.measured else "stored"
+        return (
+            f"{count} bot{'s' if count != 1 else ''} searching by the clock at this machine's measured pace ({stored})"
+        )
 
 
 def key(spec: BotSpec, code_hash: str | None, game: dict[str, object], limit: float) -> str:

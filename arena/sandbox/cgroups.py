@@ -50,15 +50,14 @@ class Support:
 
     def describe(self) -> str:
         """What is in use, for the run's header and docs/security.md."""
-        parts = ["cgroup v2 per bot: CPU time, kill" + (", CPU pressure" if self.pressure else "")]
-        limits = sorted(self.v2_controllers & {"memory", "pids"})
+        measured = "its CPU time" + (" and its waits for a CPU" if self.pressure else "")
+        limits = sorted((self.v2_controllers & {"memory", "pids"}) | set(self.v1))
+        words = {"memory": "memory", "pids": "process count"}
         if limits:
-            parts.append(f"{' and '.join(limits)} limits (v2)")
-        if self.v1:
-            parts.append(f"{' and '.join(sorted(self.v1))} limits (v1)")
-        if not limits and not self.v1:
-            parts.append("no memory or process-count controller: per-process limits only")
-        return "; ".join(parts)
+            limited = f"{' and '.join(words[name] for name in limits)} limited for all its processes together"
+        else:
+            limited = "memory limited per process only (no memory or pids controller here)"
+        return f"each bot in a control group of its own: {measured} measured, {limited}, killed whole"
 
     @property
     def memory(self) -> bool:
