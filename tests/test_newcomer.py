@@ -59,6 +59,7 @@ def test_a_newcomer_sees_every_mistake_before_any_game_then_runs_reads_restarts_
         assert problems[3].startswith("  bots.wide: bot 'uct': parameter 'c' cannot be -1")
         assert problems[4] == "  bots.rules: bot 'bots.rules' does not play 'othello'; it plays tictactoe, uttt, xtreme"
         assert not database.exists()  # nothing stored, not even the database
+        assert not database.parent.exists()  # nor an empty folder for it
 
     league.write_text(FIXED.replace("time: {", "limits: {memory_mb: 1e20}\ntime: {"))
     absurd = run("run", str(league), "-q")
