@@ -32,7 +32,7 @@ def rows_of(output: str) -> dict[str, list[str]]:
     rows = {}
     for line in output.splitlines():
         cells = [cell.strip() for cell in line.split("│")[1:-1]]
-        if cells and cells[0].isdigit():
+        if cells and cells[0].rstrip("*").isdigit():
             rows[cells[1]] = cells
     return rows
 
@@ -42,11 +42,25 @@ def test_the_table_gives_each_team_its_place_record_and_the_tie_break_that_decid
     assert result.exit_code == 0, result.output
     assert "league: tictactoe, final standings; 6/6 games, status finished" in result.output
     assert rows_of(result.output) == {
-        "A": ["1", "A", "league", "A 1", "2", "3", "2-0-1", "", "12.35", "over B: head-to-head points 1 vs 0"],
-        "B": ["2", "B", "league", "A 2", "2", "3", "2-0-1", "", "9.27", "behind A: head-to-head points 0 vs 1"],
-        "C": ["3", "C", "league", "A 3", "1.5", "3", "1-1-1", "", "9.18", ""],
-        "D": ["4", "D", "league", "A 4", "0.5", "3", "0-1-2", "timeout 1", "6.22", ""],
+        "A": ["1*", "A", "league", "A 1", "2", "3", "2-0-1", "", "12.35"],
+        "B": ["2*", "B", "league", "A 2", "2", "3", "2-0-1", "", "9.27"],
+        "C": ["3", "C", "league", "A 3", "1.5", "3", "1-1-1", "", "9.18"],
+        "D": ["4", "D", "league", "A 4", "0.5", "3", "0-1-2", "timeout 1", "6.22"],
     }
+    below = result.output.split("┘\n", 1)[1].splitlines()
+    assert below[:2] == ["* placed by a tie-break, points being level:", "  1. A over B: head-to-head points 1 vs 0"]
+
+
+def test_a_course_sized_table_fits_a_terminal_of_100_columns(tmp_path):
+    # its tie-break column once made it some 230 columns wide
+    from tests.builders import synthesize
+
+    url = f"sqlite:///{tmp_path / 'course.db'}"
+    synthesize(url)
+    result = run_arena("standings", "--db", url)
+    table = [line for line in result.output.splitlines() if line[:1] in "┏┃┡│└"]
+    assert len(table) > 72 and max(map(len, table)) <= 100
+    assert "* placed by a tie-break, points being level:" in result.output
 
 
 def test_the_csv_is_a_header_row_then_a_row_a_team(league_url):

@@ -153,15 +153,16 @@ def standings(
     if not found.standings:
         out().print("No standings: no stage of this tournament has drawn its pools yet.", markup=False)
         return
-    table = Table("place", "team", "stage", "pool", "points", "games", "W-D-L", "forfeits", "μ−3σ", "tie-break")
+    table = Table("place", "team", "stage", "pool", "points", "games", "W-D-L", "forfeits", "μ−3σ")
     for column in table.columns:
         if column.header in ("place", "points", "games", "W-D-L", "μ−3σ"):
             column.justify = "right"
+    table.columns[-2].max_width = 18  # several kinds of forfeit wrap: the table fits 100 columns
     for p in found.standings:
         line = p.line
         table.add_row(
             *cells(
-                p.place,
+                f"{p.place}*" if p.tie_breaks else p.place,
                 p.team,
                 p.stage_name,
                 f"{p.pool_name} {line.rank}",
@@ -170,10 +171,14 @@ def standings(
                 f"{line.wins}-{line.draws}-{line.losses}",
                 forfeit_text(line.forfeits),
                 f"{line.rating:.2f}",
-                p.tie_break_text,
             )
         )
     out().print(table)
+    decided = [(p.place, p.team, t) for p in found.standings for t in p.tie_breaks if t.winner == p.team]
+    if decided:  # each once, beneath the table: a column of them would make it some 230 columns wide
+        out().print("* placed by a tie-break, points being level:", highlight=False)
+        for place, team, t in decided:
+            out().print(*cells(f"  {place}. {team} {t.describe(team)}"), highlight=False)
     out().print(
         "[dim]placed by the furthest stage reached, then the rank in its pool there, then (across pools) points, "
         f"wins, μ−3σ, name; points ({escape(printable(found.config.scoring))} scoring), W-D-L and forfeits are "
