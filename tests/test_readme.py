@@ -38,3 +38,12 @@ def test_a_test_run_says_loudly_which_tests_a_missing_program_kept_from_running(
     assert "sudo apt-get install chromium postgresql" in lines[-1] and len(lines) == 3
     assert missing_lines(["this system gives arena no control groups"]) == []
     assert "sudo apt-get install chromium postgresql" in (ROOT / "README.md").read_text()
+
+
+def test_the_quick_tournament_the_readme_offers_plays_in_seconds(tmp_path):
+    from tests.fixtures.harnesskit import arena
+
+    assert "arena run examples/quick.yaml" in (ROOT / "README.md").read_text()
+    done = arena("run", str(ROOT / "examples" / "quick.yaml"), "--db", f"sqlite:///{tmp_path / 'q.db'}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Finished: 30 games, 0 forfeits" in done.stdout
