@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 from arena.errors import ArenaError
 from arena.web.server import build
 from tests.fixtures.harnesskit import arena, run_arena, start_arena, stop
-from tests.fixtures.servekit import answer, free_port
+from tests.fixtures.servekit import answer, free_port, serving
 
 LOCAL = "http://127.0.0.1"
 HOSTILE = "<script>alert(1)</script>"
@@ -127,6 +127,62 @@ def test_live_streams_past_the_servers_bound_are_a_503_to_retry(league_url):
         page = web.get("/t/1/index.html")
     assert answer.status_code == 503 and answer.headers["retry-after"] == "30"
     assert "live pages already" in answer.json()["error"] and page.status_code == 200
+
+
+def test_streams_asked_for_at_once_cannot_pass_the_bound_together(league_url):
+    # a stream counted only from its first event let 300 of 300 asked for at once past a bound of 256
+    import asyncio
+    import time
+
+    app = build(league_url, play=False)
+    app.settings.max_streams = 4
+
+    async def ask(base: str, count: int) -> list[int]:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as web:
+
+            async def one() -> int:
+                async with web.stream("GET", "/t/1/events") as answer:
+                    if answer.status_code == 200:
+                        await asyncio.sleep(1.0)  # held open while the others ask
+                    return answer.status_code
+
+            return list(await asyncio.gather(*(one() for _ in range(count))))
+
+    with serving(app) as base:
+        statuses = asyncio.run(ask(base, 20))
+        deadline = time.monotonic() + 30
+        while app.settings.streams and time.monotonic() < deadline:  # each closed stream is counted out
+            time.sleep(0.05)
+        left = app.settings.streams
+    assert sorted(set(statuses)) == [200, 503] and statuses.count(200) <= 4, statuses
+    assert left == 0
+
+
+def test_many_streams_of_one_tournament_read_the_database_as_one(league_url, monkeypatch):
+    # each stream once read the database itself every 0.2 s: 256 of them slowed every page past 1 s
+    import asyncio
+
+    from arena.web.site import Site
+
+    reads = []
+    real = Site.stamp
+    monkeypatch.setattr(Site, "stamp", lambda self, tid: reads.append(tid) or real(self, tid))
+    app = build(league_url, play=False)
+
+    async def follow(base: str, count: int, seconds: float) -> list[int]:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as web:
+
+            async def one() -> int:
+                async with web.stream("GET", "/t/1/events") as answer:
+                    await asyncio.sleep(seconds)
+                    return answer.status_code
+
+            return list(await asyncio.gather(*(one() for _ in range(count))))
+
+    with serving(app) as base:
+        statuses = asyncio.run(follow(base, 30, 2.0))
+    assert statuses == [200] * 30
+    assert len(reads) <= 2.5 / 0.2 + 2  # one read a poll, not one a stream (30 x 10 before)
 
 
 def test_one_visitor_plays_two_games_at_once_at_most(league_url):

@@ -45,7 +45,7 @@ from arena.store.seasons import (
     rate_limited,
     team_of_token,
 )
-from arena.web.app import POLL, BadBody, Settings, TooLarge, _stream, json_error, read_body
+from arena.web.app import POLL, BadBody, Polled, Settings, TooLarge, _stream, json_error, read_body
 from arena.web.site import NotFound, Site, stamp_token
 
 #: the cookie that keeps a team's token on its season's pages
@@ -278,6 +278,7 @@ def season_routes(site: Site, settings: Settings) -> list[BaseRoute]:
     sessions = site.sessions
     validating = asyncio.Semaphore(VALIDATIONS)
     waiting: set[tuple[str, str]] = set()  # (season, token) of the submissions waiting or being validated
+    stamps = Polled(lambda name: season_stamp(sessions, name))
     refused_read_only = (
         "this server takes no submissions: it is read-only ('arena serve --season-uploads' turns them on)"
     )
@@ -315,7 +316,7 @@ def season_routes(site: Site, settings: Settings) -> list[BaseRoute]:
 
     async def events(request: Request) -> Response:
         name = name_of(request)
-        first = await run_in_threadpool(season_stamp, sessions, name)
+        first = await stamps.get(name)
         shown = request.query_params.get("seen")
 
         async def changes() -> AsyncIterator[dict[str, str]]:
@@ -324,7 +325,7 @@ def season_routes(site: Site, settings: Settings) -> list[BaseRoute]:
                 yield {"event": "changed", "data": json.dumps(first[1:4])}
             while not settings.stopping.is_set():
                 await asyncio.sleep(POLL)
-                stamp = await run_in_threadpool(season_stamp, sessions, name)
+                stamp = await stamps.get(name)
                 if stamp != seen:
                     seen = stamp
                     yield {"event": "changed", "data": json.dumps(stamp[1:4])}
