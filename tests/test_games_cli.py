@@ -16,7 +16,7 @@ from arena.store.database import open_store
 from arena.store.models import GameRow, GameVoid
 from arena.store.writes import save_void
 from tests.builders import X_WINS, create, league_config, play_stage, set_status, synthesize
-from tests.fixtures.harnesskit import arena, run_arena
+from tests.fixtures.harnesskit import arena, arena_here, run_arena
 
 LISTED = "showing the newest {} of {} games; --limit N or --all for more\n"
 #: what D writes to stderr before it crashes in game 4 of the league
@@ -117,6 +117,18 @@ def test_a_filtered_list_counts_the_games_that_match(staged):
     assert len(rows) == 2 and all("Team 01" in (r["first"], r["second"]) for r in rows)
     everything, _ = listed("--db", staged, "--bot", "Team 01", "--all")
     assert stderr == LISTED.format(2, len(everything))
+
+
+def test_a_database_without_tournaments_says_how_to_run_one_as_standings_does(tmp_path):
+    url = f"sqlite:///{tmp_path / 'empty.db'}"
+    open_store(url)  # the tables, and no tournament
+    standings = arena_here("standings", "--db", url, cwd=tmp_path)
+    for listing in (("games",), ("games", "--json"), ("games", "--tournament", "t", "--bot", "b")):
+        result = arena_here(*listing, "--db", url, cwd=tmp_path)
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", standings.stderr)
+    assert standings.stderr == (
+        "error: there are no tournaments in this database yet: run one with 'arena run FILE' (or pass the right --db)\n"
+    )
 
 
 # ---------------------------------------------------------------- one game in full

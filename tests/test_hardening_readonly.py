@@ -125,16 +125,16 @@ def test_a_missing_database_reads_as_empty_and_is_not_created(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("command", [["games", "--json"], ["bots", "--json"]])
-def test_listings_of_a_missing_database_are_empty_and_create_nothing(tmp_path, command):
-    result = arena(*command, "--db", f"sqlite:///{tmp_path / 'new' / 'arena.sqlite3'}", cwd=tmp_path)
+def test_the_bots_of_a_missing_database_are_the_built_in_ones_and_nothing_is_created(tmp_path):
+    result = arena("bots", "--json", "--db", f"sqlite:///{tmp_path / 'new' / 'arena.sqlite3'}", cwd=tmp_path)
     stored = [row for row in json.loads(result.stdout) if not row.get("built_in")]  # (arena bots lists its own)
     assert (result.returncode, stored) == (0, [])
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_leaderboard_of_a_missing_database_says_there_are_no_tournaments_and_creates_nothing(tmp_path):
-    result = arena("leaderboard", "--db", f"sqlite:///{tmp_path / 'new' / 'arena.sqlite3'}", cwd=tmp_path)
+@pytest.mark.parametrize("command", [["leaderboard"], ["games"], ["games", "--json"]])
+def test_the_results_of_a_missing_database_say_there_are_no_tournaments_and_create_nothing(tmp_path, command):
+    result = arena(*command, "--db", f"sqlite:///{tmp_path / 'new' / 'arena.sqlite3'}", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (
         2,
         "error: there are no tournaments in this database yet: run one "

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from arena.commands.cli import ROOT_WARNING
+from tests.builders import create, league_config
 from tests.fixtures.harnesskit import BOTS
 
 TOURNAMENT = f"""\
@@ -59,6 +60,7 @@ def test_the_warning_is_one_line_however_narrow_the_terminal(cli, tmp_path, uid)
 
 @pytest.mark.parametrize("command", [["tournaments"], ["bots"], ["games"]])
 def test_a_command_that_starts_no_bot_does_not_warn(cli, uid, command):
+    create(cli.db, league_config())  # a tournament to list ('arena games' of none says how to run one)
     result = cli(*command)
     assert (result.exit_code, result.stderr) == (0, "")
 

@@ -223,11 +223,13 @@ def test_bots_json_lists_the_declared_bots_with_their_code_hashes(run):
         assert Path(bot["target"]).parent == run.folder
 
 
-def test_an_empty_database_lists_nothing_in_json(tmp_path):
-    for command in ("tournaments", "games", "bots"):
+def test_an_empty_database_lists_nothing_in_json_but_its_games_say_how_to_play_some(tmp_path):
+    for command in ("tournaments", "bots"):
         result = arena_here(command, "--json", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
         stored = [row for row in json.loads(result.stdout) if not row.get("built_in")]  # (arena bots lists its own)
         assert (command, result.returncode, stored) == (command, 0, [])
+    games = arena_here("games", "--json", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+    assert games.returncode == 2 and "run one with 'arena run FILE'" in games.stderr  # as standings says
 
 
 # ---------------------------------------------------------------- a bot in another language

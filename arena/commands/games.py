@@ -43,6 +43,7 @@ def list_games(
     """List stored games, newest first; 'arena games show ID' shows one in full."""
     from arena.games import RESULTS
     from arena.results.listings import game_rows
+    from arena.results.lookup import check_any_tournament
 
     if ctx.invoked_subcommand is not None:
         given = [f"--{name}" for name in ("tournament", "bot", "limit", "every") if _given(ctx, name)]
@@ -54,6 +55,7 @@ def list_games(
             )
         return
     with sessions(db, read_only=True).begin() as session:
+        check_any_tournament(session)
         rows, total = game_rows(session, tournament, bot, None if every else limit)
     if len(rows) < total:
         err().print(

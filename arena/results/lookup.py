@@ -22,6 +22,18 @@ class UnknownGameIdError(ArenaError, LookupError):
     """No game with that id in the database."""
 
 
+#: what a command that looks at stored games says when the database holds no tournament at all
+NO_TOURNAMENTS = "there are no tournaments in this database yet: run one with 'arena run FILE' (or pass the right --db)"
+
+
+def check_any_tournament(session: Session) -> None:
+    """``UnknownTournamentError`` saying how to run one (``NO_TOURNAMENTS``) if the database
+    holds no tournament at all, not even the games of ``arena play``: an empty database, or the
+    wrong ``--db``."""
+    if session.scalar(select(Tournament.id).limit(1)) is None:
+        raise UnknownTournamentError(NO_TOURNAMENTS)
+
+
 def find_tournament(session: Session, name: str | None = None) -> Tournament:
     """The tournament called ``name``, or the latest one run (the games of ``arena play`` are
     only found by name); a message naming the others if none."""
@@ -35,9 +47,7 @@ def find_tournament(session: Session, name: str | None = None) -> Tournament:
                     "there are no tournaments in this database yet, only the games of 'arena play': name "
                     f"one to see it, e.g. arena leaderboard \"{played.name}\" (list them with 'arena tournaments')"
                 )
-            raise UnknownTournamentError(
-                "there are no tournaments in this database yet: run one with 'arena run FILE' (or pass the right --db)"
-            )
+            raise UnknownTournamentError(NO_TOURNAMENTS)
         return found
     found = session.scalars(select(Tournament).where(Tournament.name == name)).first()
     if found is None:
