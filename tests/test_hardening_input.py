@@ -17,7 +17,7 @@ from arena.contests.config import load_config, parse_config
 from arena.contests.rating import RatingError, replay_ratings
 from arena.contests.yamlfile import MAX_FILE, load_yaml
 from arena.errors import ConfigError
-from tests.fixtures.harnesskit import WIDE
+from tests.fixtures.harnesskit import WIDE, arena, arena_here
 
 TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
 HEADER = "name: t\ngame: tictactoe\n"
@@ -112,6 +112,52 @@ def test_a_replay_delay_too_long_to_sleep_is_refused_naming_the_option(cli):
     result = cli("replay", "1", "--delay", "1e300")
     assert result.exit_code == 2
     assert "Invalid value for '--delay'" in result.output
+
+
+#: command lines the parser refuses -> the usage line's start, the help hint and the error line
+COMMAND_LINE_MISTAKES = {
+    "missing-argument": (
+        ["games", "show"],
+        ("Usage: arena games show ", "Try 'arena games show --help' for help.", "error: missing argument 'game_id'."),
+    ),
+    "missing-option": (
+        ["play", "tictactoe"],
+        ("Usage: arena play ", "Try 'arena play --help' for help.", "error: missing option '--bot' / '-b'."),
+    ),
+    "value-out-of-range": (
+        ["games", "--limit", "0"],
+        (
+            "Usage: arena games ",
+            "Try 'arena games --help' for help.",
+            "error: invalid value for '--limit': Input should be greater than or equal to 1",
+        ),
+    ),
+    "unknown-command": (
+        ["nosuch"],
+        ("Usage: arena ", "Try 'arena --help' for help.", "error: no such command 'nosuch'."),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", COMMAND_LINE_MISTAKES)
+def test_a_command_line_mistake_says_error_as_arena_does_after_the_usage_and_exits_2(tmp_path, case):
+    words, (usage, hint, message) = COMMAND_LINE_MISTAKES[case]
+    result = arena_here(*words, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[0].startswith(usage)
+    assert result.stderr.splitlines()[1:] == [hint, message]
+
+
+def test_the_installed_command_says_error_for_a_bad_option_value_as_for_its_own_errors(tmp_path):
+    bad_value = arena("replay", "1", "--delay", "1e300", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+    no_game = arena("replay", "1", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+    assert (bad_value.returncode, no_game.returncode) == (2, 2)
+    assert bad_value.stderr.splitlines()[1:] == [
+        "Try 'arena replay --help' for help.",
+        "error: invalid value for '--delay' / '-d': Input should be less than or equal to 60",
+    ]
+    assert no_game.stderr.startswith("error: no game 1 in this database")
+    assert "Error" not in bad_value.stderr + no_game.stderr
 
 
 # ---------------------------------------------------------------- YAML
