@@ -12,7 +12,7 @@ import pytest
 
 from arena.runners.local import LocalRunner
 from tests.builders import create, league_config
-from tests.fixtures.harnesskit import arena, job, match, python_bot, run_arena
+from tests.fixtures.harnesskit import BOTS, arena, job, match, python_bot, run_arena
 
 PAIR_LINE = re.compile(
     r"pair (\d+): (\d+) games, (\S+) (\d+)-(\d+)-(\d+) \(W-D-L\), score (\d+\.\d) %, Elo (\S+) ± (\S+)"
@@ -95,6 +95,35 @@ def test_the_sprt_stops_a_lopsided_match_once_it_accepts_h1(tmp_path):
     )
     wins, draws, losses = first_bot_record(games, "minimax")
     assert losses == 0 and tuple(int(g) for g in pairs[-1].group(4, 5, 6)) == (wins, draws, losses)
+
+
+@pytest.mark.parametrize(
+    ("counts", "shown"),
+    [
+        ((0, 1, 3, 4, 2), "Elo +127 ± 116"),  # pairs of every kind: a finite interval
+        ((0, 0, 0, 3, 0), "Elo +191 ± inf"),  # every pair a win and a draw: no spread, the width unknown
+        ((0, 0, 3, 0, 0), "Elo 0 ± inf"),  # every pair two draws (or a win and a loss)
+        ((0, 0, 0, 1, 2), "Elo +417 ± inf"),  # too near 100 % for the interval to stay below it
+        ((0, 0, 0, 0, 3), "Elo +inf ± inf"),  # 100 %
+        ((1, 0, 0, 0, 0), "Elo -inf ± inf"),  # 0 %
+    ],
+)
+def test_the_elo_of_a_match_is_a_number_or_inf_never_nan_nor_a_zero_width(counts, shown):
+    from arena.commands.match import elo_text
+    from arena.stats.matchstats import pair_stats
+
+    assert elo_text(pair_stats(counts)) == shown
+
+
+def test_one_pair_won_twice_prints_an_unbounded_elo_and_interval(tmp_path):
+    done, games = match(
+        tmp_path, "bots.minimax", str(BOTS / "first_legal.py"), "--game", "tictactoe", "--games", "2", "--name", "m2"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == "pair 1: 2 games, minimax 2-0-0 (W-D-L), score 100.0 %, Elo +inf ± inf"
+    assert lines[2].startswith("Played 2 games: minimax 2-0-0 (W-D-L), score 100.0 %, Elo +inf ± inf against ")
+    assert len(games) == 2
 
 
 # ---------------------------------------------------------------- refused before anything runs

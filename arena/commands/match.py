@@ -3,6 +3,7 @@ match once it decides (``arena.contests.match``)."""
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -15,6 +16,7 @@ from arena.errors import ArenaError
 
 if TYPE_CHECKING:
     from arena.contests.match import DuelScore
+    from arena.stats.matchstats import MatchStats
 
 app = typer.Typer()
 
@@ -124,15 +126,24 @@ def say(text: str) -> None:
 
 def score_text(score: DuelScore, first: str) -> str:
     """``FIRST 5-1-0 (W-D-L), score 91.7 %, Elo +417 ± 290``: the first bot's results so far."""
-    from arena.results.figures import signed_elo
-
     stats = score.stats()
     if stats is None:
         return f"{first}: no pair finished"
     return (
-        f"{first} {score.wins}-{score.draws}-{score.losses} (W-D-L), score {100 * stats.score:.1f} %, "
-        f"Elo {signed_elo(stats.elo)} ± {stats.error:.0f}"
+        f"{first} {score.wins}-{score.draws}-{score.losses} (W-D-L), score {100 * stats.score:.1f} %, {elo_text(stats)}"
     )
+
+
+def elo_text(stats: MatchStats) -> str:
+    """``Elo +417 ± 290``: the Elo of the pairs' statistics and the half width of its 95 %
+    interval (docs/ratings.md). The interval is ``± inf`` where it has no bound (a score too near
+    0 or 100 %), and where its width is unknown: every pair so far scored alike, so the pairs show
+    no spread to measure it by (at a score of 100 % or 0 %, ``+inf ± inf`` or ``-inf ± inf``)."""
+    from arena.results.figures import signed_elo
+
+    half = stats.error
+    shown = "inf" if stats.variance == 0.0 or not math.isfinite(half) else f"{half:.0f}"
+    return f"Elo {signed_elo(stats.elo)} ± {shown}"
 
 
 def pair_line(score: DuelScore, first: str) -> str:
