@@ -12,7 +12,7 @@ import pytest
 from arena.contests.config import load_config, parse_config
 from arena.contests.preflight import PreflightError
 from arena.errors import ConfigError
-from tests.fixtures.harnesskit import BOTS, arena
+from tests.fixtures.harnesskit import BOTS, arena, arena_here, without_root_warning
 
 TWO_BOTS = "bots:\n  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n"
 FOUR_BOTS = TWO_BOTS + "  c: {module: bots.randombot}\n  d: {module: bots.randombot}\n"
@@ -40,10 +40,15 @@ FIELD_ERRORS = {
         "name: 'a/b'\ngame: tictactoe\n" + TWO_BOTS,
         "name: use letters, digits, spaces and . _ + - (at most 100)",
     ),
-    "misspelt-section": ("name: t\ngame: tictactoe\nstage: []\n" + TWO_BOTS, "stage: Extra inputs are not permitted"),
+    "misspelt-section": (
+        "name: t\ngame: tictactoe\nstage: []\n" + TWO_BOTS,
+        "stage: unknown key 'stage' — did you mean 'stages'? (allowed here: name, game, seed, scoring, time, "
+        "limits, workers, cluster, rating, bots, teams, stages, roster)",
+    ),
     "misspelt-field": (
         "name: t\ngame: tictactoe\ntime: {mvoe: 1}\n" + TWO_BOTS,
-        "time.mvoe: Extra inputs are not permitted",
+        "time.mvoe: unknown key 'mvoe' — did you mean 'move'? (allowed here: move, bank, increment, clock, "
+        "grace, startup, backstop, on_overload, max_replays, pace)",
     ),
     "negative-move-time": (
         "name: t\ngame: tictactoe\ntime: {move: -1}\n" + TWO_BOTS,
@@ -94,6 +99,47 @@ FIELD_ERRORS = {
 def test_a_bad_field_is_named_with_what_is_wrong(case):
     text, line = FIELD_ERRORS[case]
     assert problems(text) == ["  " + line]
+
+
+#: a file with a misspelt key at each level -> where it is, the key meant, and the first keys allowed there
+MISSPELT_KEYS = {
+    "top": (TWO_BOTS + "stagess: []\n", "stagess", "stages", "name, game, seed, scoring, time, limits, workers"),
+    "game": ("game: {name: tictactoe, parms: {}}\n" + TWO_BOTS, "game.parms", "params", "name, params"),
+    "bot": (TWO_BOTS + "  c: {modul: bots.randombot}\n", "bots.c.modul", "module", "module, path, command, course"),
+    "team's bot": (TWO_BOTS + "teams:\n  a: a\n  b: {pth: x.py}\n", "teams.b.pth", "path", "module, path, command"),
+    "stage": (
+        TWO_BOTS + "stages:\n  - {name: groups, advance: 2}\n  - {name: final, gams_per_pair: 2}\n",
+        "stages.1.gams_per_pair",
+        "games_per_pair",
+        "name, format, pools, seeding, games_per_pair, advance",
+    ),
+    "time": (TWO_BOTS + "time: {bnk: 60}\n", "time.bnk", "bank", "move, bank, increment, clock, grace, startup"),
+    "limits": (TWO_BOTS + "limits: {memory: 512}\n", "limits.memory", "memory_mb", "memory_mb, file_size_mb"),
+    "rating": (TWO_BOTS + "rating: {sigm: 5}\n", "rating.sigm", "sigma", "system, mu, sigma, beta, tau"),
+    "cluster": (
+        TWO_BOTS + "cluster: {address: 'tcp://h:8786', scale_tme: true}\n",
+        "cluster.scale_tme",
+        "scale_time",
+        "address, scale_time, tls_ca_file, tls_cert, tls_key",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MISSPELT_KEYS)
+def test_a_misspelt_key_is_named_where_it_is_with_the_key_meant_and_the_keys_allowed_there(case):
+    text, where, meant, allowed = MISSPELT_KEYS[case]
+    game = "" if case == "game" else "game: tictactoe\n"
+    (line,) = [line for line in problems("name: t\n" + game + text) if line.startswith(f"  {where}: ")]
+    key = where.rsplit(".", 1)[-1]
+    assert line.startswith(f"  {where}: unknown key {key!r} — did you mean {meant!r}? (allowed here: {allowed}")
+    assert line.endswith(")") and "Extra inputs" not in line
+
+
+def test_a_key_like_none_allowed_is_named_with_the_keys_allowed_there():
+    assert problems("name: t\ngame: tictactoe\n" + TWO_BOTS + "banana: 1\n") == [
+        "  banana: unknown key 'banana' (allowed here: name, game, seed, scoring, time, limits, workers, cluster, "
+        "rating, bots, teams, stages, roster)"
+    ]
 
 
 def test_an_unknown_game_is_named_with_the_games_there_are():
@@ -286,6 +332,18 @@ def test_arena_run_prints_the_config_error_and_exits_2(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("error: t.yaml is not a valid tournament:\n  game: unknown game 'chess'; ")
     assert "Traceback" not in result.stderr
+
+
+def test_arena_run_names_a_misspelt_key_with_the_key_meant_and_stores_nothing(tmp_path):
+    (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\n" + TWO_BOTS + "stagess:\n  - {name: league}\n")
+    result = arena_here("run", "t.yaml", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+    assert (result.returncode, without_root_warning(result.stderr)) == (
+        2,
+        "error: t.yaml is not a valid tournament:\n  stagess: unknown key 'stagess' — did you mean 'stages'? "
+        "(allowed here: name, game, seed, scoring, time, limits, workers, cluster, rating, bots, teams, stages, "
+        "roster)\n",
+    )
+    assert not (tmp_path / "a.db").exists()
 
 
 def test_a_team_playing_an_unknown_bot_is_refused_and_nothing_is_stored(cli, tmp_path):

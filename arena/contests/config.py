@@ -12,8 +12,10 @@ import hashlib
 import json
 import math
 import os
+from difflib import get_close_matches
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from types import UnionType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -399,7 +401,51 @@ def _location(error: ErrorDetails) -> str:
 
 
 def _message(error: ErrorDetails) -> str:
+    """What is wrong at the field of pydantic's ``error``, said for the person who wrote the file."""
+    if error["type"] == "extra_forbidden":
+        return unknown_key(error["loc"])
     return error["msg"].removeprefix("Value error, ")
+
+
+def unknown_key(location: tuple[int | str, ...]) -> str:
+    """What to say of a key (at ``location``, pydantic's path to it) that the part of the
+    tournament file holding it does not take: the allowed key it is most like, and them all."""
+    key = str(location[-1])
+    allowed = keys_at(location[:-1])
+    close = get_close_matches(key, allowed, n=1)
+    guess = f" — did you mean {close[0]!r}?" if close else ""
+    return f"unknown key {key!r}{guess}" + (f" (allowed here: {', '.join(allowed)})" if allowed else "")
+
+
+def keys_at(path: tuple[int | str, ...]) -> list[str]:
+    """The keys the part of a tournament file at ``path`` (pydantic's location of it) takes:
+    the file's own, a bot's, a stage's, time's, ...; none if no part of the file is there."""
+    kind: Any = TournamentDef
+    for part in path:
+        options = _options(kind)
+        models = [option for option in options if _is_model(option)]
+        owner = next((model for model in models if part in model.model_fields), None)
+        container = next((option for option in options if get_origin(option) in (list, dict)), None)
+        if owner is not None:  # a key of a part: its value
+            kind = owner.model_fields[str(part)].annotation
+        elif container is not None:  # an item of a list or a mapping: a stage, a bot
+            kind = get_args(container)[-1]
+        else:  # the member of a union pydantic tried, e.g. ``function-after[_one_target(), BotDef]``
+            kind = next((model for model in models if model.__name__ in str(part)), None)
+    model = next((option for option in _options(kind) if _is_model(option)), None)
+    if model is None:
+        return []
+    return [*model.model_fields, *(["roster"] if model is TournamentDef else [])]  # (a roster is merged in first)
+
+
+def _options(kind: Any) -> tuple[Any, ...]:
+    """The types a field's type allows: the members of a union, else the type itself."""
+    return get_args(kind) if get_origin(kind) in (Union, UnionType) else (kind,)
+
+
+def _is_model(kind: Any) -> bool:
+    """Whether ``kind`` is a part of the file with keys of its own (a pydantic model)."""
+    return isinstance(kind, type) and get_origin(kind) is None and issubclass(kind, BaseModel)
 
 
 def _name_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
