@@ -64,6 +64,10 @@ def test_a_whole_tictactoe_game_with_bad_input_in_between(tmp_path):
     assert (game.winner, game.termination, game.status) == (0, "normal", "finished")
     assert [(m.seat, m.move) for m in moves] == [(0, "4"), (1, "0"), (0, "2"), (1, "1"), (0, "6")]
     assert all(m.wall_ms > 0 for m in moves)
+    # each move of the bot is said with its name, its seat and the time it took, as stored
+    assert re.findall(r"\S+ \(o\) played [^\n]*", out) == [
+        f"{FIRST_LEGAL} (o) played {m.move} in {m.wall_ms / 1000:.2f} s" for m in moves if m.seat == 1
+    ]
 
 
 def test_undo_takes_back_the_pair_and_the_game_goes_on(tmp_path):
@@ -79,8 +83,10 @@ def test_undo_takes_back_the_pair_and_the_game_goes_on(tmp_path):
 
 
 def messages(out: str) -> list[str]:
-    """What the game said of the moves: each 'opponent played ...' and 'took back ...'."""
-    return re.findall(r"(?:opponent played|took back) [^\n]*", out)
+    """What the game said of the moves: each 'BOT (SEAT) played MOVE in N s' (its time as N) and
+    'took back ...'."""
+    said = re.findall(r"(?:\S+ \([xo]\) played|took back) [^\n]*", out)
+    return [re.sub(r" in \d+\.\d\d s$", " in N s", line) for line in said]
 
 
 def test_undo_says_whose_moves_it_took_back(tmp_path):
@@ -89,10 +95,10 @@ def test_undo_says_whose_moves_it_took_back(tmp_path):
     done = arena("play", "tictactoe", "--bot", FIRST_LEGAL, "--db", db, stdin="4\n2\nundo\n8\nresign\n", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert messages(done.stdout) == [
-        "opponent played 0",
-        "opponent played 1",
+        f"{FIRST_LEGAL} (o) played 0 in N s",
+        f"{FIRST_LEGAL} (o) played 1 in N s",
         "took back your 2 and the opponent's 1",
-        "opponent played 1",
+        f"{FIRST_LEGAL} (o) played 1 in N s",
     ]
     [(_game, moves)] = stored_games(tmp_path / "u.db")
     assert [m.move for m in moves] == ["4", "0", "8", "1"]
@@ -114,10 +120,10 @@ def test_undo_playing_second_says_whose_moves_it_took_back(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert messages(done.stdout) == [
-        "opponent played 0",
-        "opponent played 1",
+        f"{FIRST_LEGAL} (x) played 0 in N s",
+        f"{FIRST_LEGAL} (x) played 1 in N s",
         "took back your 4 and the opponent's 1",
-        "opponent played 1",
+        f"{FIRST_LEGAL} (x) played 1 in N s",
     ]
     [(_game, moves)] = stored_games(tmp_path / "v.db")
     assert [m.move for m in moves] == ["0", "2", "1"]
@@ -169,7 +175,7 @@ def test_playing_second_and_quitting_stores_an_unfinished_result(tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert "opponent played 0" in done.stdout
+    assert f"{FIRST_LEGAL} (x) played 0 in " in done.stdout
     [(game, moves)] = stored_games(tmp_path / "c.db")
     assert [m.move for m in moves] == ["0", "4", "1"]
     assert (game.winner, game.termination) == (None, "aborted")
@@ -240,7 +246,7 @@ def test_a_few_moves_of_xtreme_on_a_real_terminal(tmp_path):
     term = Terminal(["play", "xtreme", "--bot", FIRST_LEGAL, "--db", f"sqlite:///{tmp_path / 'x.db'}"], tmp_path)
     term.expect("x to move (ply 1) >")
     term.type("1 4 4")
-    term.expect("opponent played 0 3 3")  # small board (1, 1) of either big board: first is 0 3 3
+    term.expect("first_legal.py (o) played 0 3 3 in ")  # small board (1, 1) of either big board: first is 0 3 3
     term.expect("x to move (ply 3) >")
     term.type("1 9 9")
     term.expect("not a xtreme move")

@@ -21,7 +21,8 @@ from arena.contests.roster import bot_row
 from arena.core.botspec import BotSpec
 from arena.core.gameloop import Abandoned, Player, Reply, Resigned, TakeBack, Watcher, play_game
 from arena.core.job import derive_seed
-from arena.core.records import GameRecord, Termination
+from arena.core.records import GameRecord, MoveRecord, Termination
+from arena.core.text import printable
 from arena.core.timing import SeatClock, TimeControl
 from arena.errors import ArenaError
 from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
@@ -69,10 +70,19 @@ def symbol(game: Game, seat: int) -> str:
 class HumanPlayer(Player):
     """A person at a terminal (or anything that writes lines to ``stdin``)."""
 
-    def __init__(self, stdin: LineSource, stdout: LineSink, hint: Hint | None = None, name: str = "human") -> None:
+    def __init__(
+        self,
+        stdin: LineSource,
+        stdout: LineSink,
+        hint: Hint | None = None,
+        name: str = "human",
+        opponent: str = "opponent",
+    ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.hint = hint
         self.name = name
+        self.opponent = opponent  # how the other seat is named when it has moved
+        self.times: list[float] = []  # the seconds of each opponent's move not yet said (``heard``)
         self.game: Game | None = None
         self.seat = 0
         self.moves: list[str] = []  # every move of the game so far, for hints
@@ -91,6 +101,7 @@ class HumanPlayer(Player):
         if not self.taking_back:
             self.moves, self.movers, self.own_moves = [], [], 0
         self.took_back, self.taking_back = self.taking_back, False
+        self.times = []
 
     def request_move(self, state: State, unseen: list[str], clock: SeatClock) -> Reply:
         game = self.game
@@ -103,7 +114,7 @@ class HumanPlayer(Player):
             self.moves += unseen
             self.movers += [1 - self.seat] * len(unseen)
             if unseen:
-                self.say(f"opponent played {', '.join(unseen)}")
+                self.say(self.played(game, unseen))
         self.say(state.render())
         self.show_moves(game, state)
         start = time.monotonic()
@@ -148,6 +159,18 @@ class HumanPlayer(Player):
                 self.movers.append(self.seat)
                 return Reply(played, time.monotonic() - start)
 
+    def heard(self, move: MoveRecord) -> None:
+        """The opponent played ``move`` (told by the game's watcher): keep its time to say it."""
+        self.times.append(move.wall_ms / 1000)
+
+    def played(self, game: Game, moves: list[str]) -> str:
+        """The opponent's ``moves`` since this player's last one, with their times: ``bots.uct
+        (o) played 6 in 0.12 s``."""
+        times, self.times = self.times[-len(moves) :], []
+        if len(times) == len(moves):
+            moves = [f"{move} in {seconds:.2f} s" for move, seconds in zip(moves, times)]
+        return f"{self.opponent} ({symbol(game, 1 - self.seat)}) played {', '.join(moves)}"
+
     def describe(self, kept: int) -> str:
         """The moves after the first ``kept``, each named as this player's or the opponent's:
         ``your 2 and the opponent's 1``."""
@@ -171,6 +194,23 @@ class HumanPlayer(Player):
             return f"hint: {self.hint(state, list(self.moves))}"
         except Exception as error:  # a hint is a courtesy: its failure never ends the game
             return f"no hint: {error}"
+
+
+class Timing(Watcher):
+    """The watcher of a person's game: it tells the person's player how long each of the bot's
+    moves took, and passes every turn and move on to ``then`` (if any)."""
+
+    def __init__(self, human: HumanPlayer, then: Watcher | None = None) -> None:
+        self.human, self.then = human, then
+
+    def to_move(self, state: State) -> None:
+        if self.then is not None:
+            self.then.to_move(state)
+
+    def moved(self, state: State, move: MoveRecord) -> bool:
+        if move.seat != self.human.seat:
+            self.human.heard(move)
+        return self.then is None or self.then.moved(state, move)
 
 
 def bot_hint(worker: GameWorker, spec: BotSpec, game: Game, seat: int, control: TimeControl) -> Hint:
@@ -274,11 +314,13 @@ def play_against(
             game_id = prepare_game(session, game, bot, human_seat)
         seed = get_row(session, GameRow, game_id).seed
     with GameWorker() as worker:
-        human = HumanPlayer(stdin, stdout, hint=bot_hint(worker, spec, game, human_seat, control))
+        hint = bot_hint(worker, spec, game, human_seat, control)
+        human = HumanPlayer(stdin, stdout, hint=hint, opponent=printable(bot.name))
         opponent = worker.player(spec)
         players = (human, opponent) if human_seat == 0 else (opponent, human)
+        seeds = (derive_seed(seed, 0), derive_seed(seed, 1))
         try:
-            record = play_game(game, players, (derive_seed(seed, 0), derive_seed(seed, 1)), control, game_id, watch)
+            record = play_game(game, players, seeds, control, game_id, Timing(human, watch))
         finally:
             opponent.close()
     if record.voided is not None:  # nobody to play it again with: it ends without a result
