@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -78,6 +76,9 @@ def post(
 ) -> tuple[int, Any]:
     """POST the file to the server's API: (HTTP status, its JSON answer or ``None``). The team's
     token goes as ``Authorization: Bearer``; the server's own, if any, as its cookie."""
+    import urllib.error
+    import urllib.request  # (http, ssl, email: only for the commands that send)
+
     parts = urlsplit(server)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise SubmitError(f"--server {server!r}: an address such as http://127.0.0.1:8000")
