@@ -185,6 +185,22 @@ def test_many_streams_of_one_tournament_read_the_database_as_one(league_url, mon
     assert len(reads) <= 2.5 / 0.2 + 2  # one read a poll, not one a stream (30 x 10 before)
 
 
+def test_a_browser_games_bot_is_timed_by_its_cpu_not_the_servers_load(league_url):
+    # under 300 live streams a random bot once lost on time at 0.2 s a move, having used no CPU
+    form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "o", "move_time": "0.2"}
+    with client(build(league_url, play=True)) as web:
+        where = web.post("/play", data=form, follow_redirects=False).headers["location"]
+        seen = web.get(f"{where}/state").json()
+        while not seen["moves"] and not seen["over"]:  # the bot (x) moves first
+            seen = web.get(f"{where}/state", params={"after": seen["version"]}).json()
+        web.post(f"{where}/act", json={"action": "resign"})
+        while not seen["over"]:
+            seen = web.get(f"{where}/state", params={"after": seen["version"]}).json()
+    with sqlite3.connect(league_url.removeprefix("sqlite:///")) as connection:
+        (clock,) = connection.execute("SELECT clock FROM games WHERE id = (SELECT max(id) FROM games)").fetchone()
+    assert clock == "cpu"
+
+
 def test_one_visitor_plays_two_games_at_once_at_most(league_url):
     # a visitor who never moved once held every play slot of the server
     form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"}

@@ -323,6 +323,7 @@ def play_against(
             record = play_game(game, players, seeds, control, game_id, Timing(human, watch))
         finally:
             opponent.close()
+    record.clock = control.clock  # stored with the game, as a tournament's games are
     if record.voided is not None:  # nobody to play it again with: it ends without a result
         record.termination, record.detail = Termination.ABORTED, record.voided
     with sessions.begin() as session:

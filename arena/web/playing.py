@@ -318,7 +318,9 @@ class Tables:
                 game, choice, clean(bot.name, 60), game_id, tournament_id, self.live, visitor, self.idle
             )
             self.games[table.id] = table
-        control = TimeControl(move=choice.move_time, grace=0.1, startup=30.0)
+        # the bot's own CPU time, not the wall clock: the server's load (pages, streams, other
+        # games, all in this process) must not cost the bot a move (wall time stays a backstop)
+        control = TimeControl(move=choice.move_time, grace=0.1, startup=30.0, clock="cpu")
 
         def run() -> None:
             record, failure = None, None
