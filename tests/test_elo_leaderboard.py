@@ -59,10 +59,9 @@ def test_rating_elo_prints_the_teams_best_first_with_interval_score_and_los(leag
     shown = [[cell.strip() for cell in row.split("│")[1:-1]] for row in rows]  # the head's bars are ┃
     assert [cells[1] for cells in shown] == fit.ranking()
     top, last = fit.players[0], fit.players[-1]
-    assert shown[0] == [
+    assert shown[0] == [  # (no bot column: each team is its own bot)
         "1",
         top.name,
-        "",
         f"{top.elo:+.0f}",
         f"{top.error:.0f}",
         "3",
@@ -70,7 +69,7 @@ def test_rating_elo_prints_the_teams_best_first_with_interval_score_and_los(leag
         f"{100 * (RECORDS[top.name][0] + RECORDS[top.name][1] / 2) / 3:.1f} %",
         f"{100 * fit.los(top.name, fit.players[1].name):.1f} %",
     ]
-    assert shown[-1] == ["4", "D", "", f"{last.elo:+.0f}", f"{last.error:.0f}", "3", "0-1-2", "16.7 %", ""]
+    assert shown[-1] == ["4", "D", f"{last.elo:+.0f}", f"{last.error:.0f}", "3", "0-1-2", "16.7 %", ""]
     assert "Bradley-Terry maximum-likelihood fit to 6 finished games" in result.output
 
 
@@ -108,7 +107,7 @@ def test_the_default_leaderboard_shows_each_teams_elo_beside_its_rating(league_u
     }
     text = run_arena("leaderboard", "--db", league_url).output
     d_row = next(line for line in text.splitlines() if "│ D " in line)
-    assert [cell.strip() for cell in d_row.split("│")[1:-1]][6] == f"{fit['D'].elo:+.0f} ± {fit['D'].error:.0f}"
+    assert [cell.strip() for cell in d_row.split("│")[1:-1]][5] == f"{fit['D'].elo:+.0f} ± {fit['D'].error:.0f}"
 
 
 def test_a_stage_is_rated_on_its_own_games_and_teams(staged_url):
