@@ -201,6 +201,25 @@ def test_a_browser_games_bot_is_timed_by_its_cpu_not_the_servers_load(league_url
     assert clock == "cpu"
 
 
+def test_a_second_move_sent_before_the_bots_answer_is_refused_not_queued():
+    # a double click once queued the second move, to be played at the person's next turn
+    from arena.games import get_game
+    from arena.web.playing import BrowserGame, Choice, PlayError
+
+    game = get_game("tictactoe")
+    table = BrowserGame(game, Choice("tictactoe", "bots.randombot", 0, 1.0), "bots.randombot", 1, 1)
+    table.to_move(game.initial_state())  # the person (x) is to move
+    before = table.snapshot()
+    table.act("move", "4")
+    after = table.snapshot()
+    with pytest.raises(PlayError, match="it is not your turn"):
+        table.act("move", "0")
+    assert before["legal"] and not after["legal"] and after["version"] > before["version"]
+    assert table.feed.readline() == "4\n" and table.feed.lines.empty()  # one move queued
+    table.notices.write("x to move (ply 1) > cell 4 is taken; try again ('help' lists the commands)\n")
+    assert table.snapshot()["legal"]  # refused by the game: the person moves again
+
+
 def test_one_visitor_plays_two_games_at_once_at_most(league_url):
     # a visitor who never moved once held every play slot of the server
     form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"}

@@ -87,8 +87,8 @@ class Notices:
 
     SHOWN = re.compile(r"(took back|nothing to take back|.*try again)")
 
-    def __init__(self, changed: Callable[[], None]) -> None:
-        self.changed = changed
+    def __init__(self, changed: Callable[[], None], refused: Callable[[], None] = lambda: None) -> None:
+        self.changed, self.refused = changed, refused
         self.pending = ""
         self.notices: deque[str] = deque(maxlen=5)
 
@@ -103,6 +103,8 @@ class Notices:
             said = re.sub(r"^.* to move \(ply \d+\) > ", "", line).strip()
             if self.SHOWN.match(said):
                 self.notices.append(said)
+                if "try again" in said:  # the move sent was refused: the person moves again
+                    self.refused()
                 self.changed()
         return len(text)
 
@@ -146,7 +148,7 @@ class BrowserGame(Watcher):
         self.version = 0
         self.changes = threading.Condition()
         self.feed = Feed(idle)
-        self.notices = Notices(self._changed)
+        self.notices = Notices(self._changed, self._refused)
         self.thread: threading.Thread | None = None
         self.last_seen = time.monotonic()
 
@@ -156,6 +158,10 @@ class BrowserGame(Watcher):
         with self.changes:
             self.version += 1
             self.changes.notify_all()
+
+    def _refused(self) -> None:
+        with self.changes:
+            self.waiting = not self.over
 
     def _show(self) -> None:
         """Let onlookers of the game's page see its moves (a take-back too)."""
@@ -199,9 +205,12 @@ class BrowserGame(Watcher):
         if action in COMMANDS:
             self.feed.send(action)
         elif action == "move" and move is not None and MOVE_TEXT.fullmatch(move):
-            if not self.waiting:
-                raise PlayError("it is not your turn")
+            with self.changes:  # taken at once: a second move before the bot's answer is not queued
+                if not self.waiting:
+                    raise PlayError("it is not your turn")
+                self.waiting = False
             self.feed.send(move)
+            self._changed()
         else:
             raise PlayError("send a move, undo or resign")
 
