@@ -200,3 +200,53 @@ def test_bad_counts_and_pairs_are_errors():
         game_stats((0, 0, 0))
     with pytest.raises(EloError, match=r"each score is 0, 0\.5 or 1"):
         pentanomial([(0.25, 1)])
+
+
+# ---------------------------------------------------------------- intervals that fit drawn games
+
+#: a draw-heavy match (uct against flatmc): 4 wins, 35 draws, 1 loss
+DRAWISH = [("A", "B", 1.0)] * 4 + [("A", "B", 0.5)] * 35 + [("A", "B", 0.0)]
+
+
+def bootstrap_half_width(games: list, resamples: int = 2000) -> float:
+    """The 95 % half width of the Elo difference A - B over ``resamples`` of ``games`` drawn with
+    replacement, each refitted as the leaderboard fits (one virtual draw each)."""
+    import random
+    import statistics
+
+    rng = random.Random(34)
+    fits = [fit_elo([rng.choice(games) for _ in games]).difference("A", "B").elo for _ in range(resamples)]
+    return Z95 * statistics.stdev(fits)
+
+
+def test_a_draw_heavy_matchs_interval_is_the_bootstrap_s_not_three_times_it():
+    # the binomial information took each game to vary as a win or a loss does: +26 +- 107, LOS 68 %
+    # where a bootstrap gives +- 37 and `arena match` (pentanomial, as fishtest) +- 37, LOS 92 %
+    fit = fit_elo(DRAWISH)
+    diff = fit.difference("A", "B")
+    half = (diff.upper - diff.lower) / 2
+    assert half == pytest.approx(bootstrap_half_width(DRAWISH), rel=0.20)
+    pairs = pentanomial([(1.0, 0.5)] * 4 + [(0.5, 0.5)] * 15 + [(0.5, 0.0)])
+    assert half == pytest.approx(pair_stats(pairs).error, rel=0.10)
+    assert half == pytest.approx(game_stats(trinomial([s for _, _, s in DRAWISH])).error, rel=0.10)
+    assert fit.los("A", "B") == pytest.approx(0.90, abs=0.03)
+    model = fit_elo(DRAWISH, spread="model").difference("A", "B")
+    assert (model.upper - model.lower) / 2 > 2.5 * half  # what it was
+
+
+def test_games_without_draws_keep_the_binomial_intervals():
+    games = SEVEN_THREE + [("B", "C", 1.0)] * 4 + [("C", "B", 1.0)] * 2 + [("A", "C", 0.0)]
+    drawn, model = fit_elo(games), fit_elo(games, spread="model")
+    assert drawn.covariance == model.covariance
+
+
+def test_a_few_draws_never_make_an_interval_zero():
+    for games in ([("A", "B", 0.5)], [("A", "B", 0.5)] * 40, [("A", "B", 0.5)] * 3 + [("A", "C", 1.0)]):
+        fit = fit_elo(games)
+        assert all(line.upper - line.lower > 1.0 for line in fit.players), games
+    assert fit_elo([("A", "B", 0.5)] * 40).difference("A", "B").sd < fit_elo([("A", "B", 0.5)]).difference("A", "B").sd
+
+
+def test_an_unknown_spread_is_an_error():
+    with pytest.raises(EloError, match="spread must be 'draws' or 'model'"):
+        fit_elo(SEVEN_THREE, spread="wide")

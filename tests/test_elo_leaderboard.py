@@ -147,3 +147,37 @@ def test_an_unknown_rating_is_refused_naming_the_choices(league_url):
         "--rating 'glicko': tournament 'league' is rated by trueskill (its file's rating.system); "
         "choose trueskill or elo"
     )
+
+
+def test_two_teams_draw_heavy_games_get_the_interval_and_los_of_arena_match(tmp_path):
+    # the leaderboard once said +26 +- 107, LOS 68 % of the games `arena match` put at +- 37, LOS 92 %
+    from arena.stats.matchstats import pair_stats, pentanomial
+    from tests.builders import DRAW, O_WINS
+
+    url = f"sqlite:///{tmp_path / 'drawish.db'}"
+    bots = {"A": {"path": FIRST_LEGAL}, "B": {"path": FIRST_LEGAL}}
+    sessions, tid = create(
+        url, {"name": "drawish", "game": "tictactoe", "bots": bots, "stages": [{"name": "m", "games_per_pair": 40}]}
+    )
+    a_scores = [1.0, 0.5] * 4 + [0.5, 0.5] * 15 + [0.5, 0.0]  # A's score, game by game: 4-35-1 in 20 pairs
+
+    def play(row, first, second):
+        score = a_scores[row.round]
+        winner = (
+            None
+            if score == 0.5
+            else (first if score == 1.0 else second)
+            if first == "A"
+            else (second if score == 1.0 else first)
+        )
+        moves = DRAW if winner is None else X_WINS if winner == first else O_WINS
+        return scripted(TTT, row.id, moves)
+
+    play_stage(sessions, tid, 0, play)
+    data = json.loads(run_arena("leaderboard", "--rating", "elo", "--json", "--db", url).output)
+    a, b = data["leaderboard"]
+    assert (a["team"], a["wins"], a["draws"], a["losses"]) == ("A", 4, 35, 1)
+    match = pair_stats(pentanomial(zip(a_scores[::2], a_scores[1::2])))  # as `arena match` counts them
+    difference = (a["elo_upper"] - a["elo_lower"]) / 2 + (b["elo_upper"] - b["elo_lower"]) / 2  # each half of it
+    assert difference == pytest.approx(match.error, rel=0.10)
+    assert a["los_next"] == pytest.approx(match.los, abs=0.03)

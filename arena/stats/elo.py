@@ -25,10 +25,19 @@ Anchoring. Only differences are measured. By default the field's mean is set to 
 (0); ``anchor=NAME`` puts that player at ``anchor_elo`` instead (its interval is then zero and
 every other interval is of the difference to the anchor).
 
-Intervals. The covariance of the strengths is the inverse of the observed Fisher information,
-``-d2 log L / d theta2`` at the maximum (with the prior's term when there is one; without it the
-information is singular along the common shift, and the inverse is taken of the information with
-``1 1^T`` added, which leaves every difference's variance as it is). The interval of a player is
+Intervals. The fit's curvature is the observed Fisher information ``H = -d2 log L / d theta2``
+at the maximum (with the prior's term when there is one; without it the information is singular
+along the common shift, and ``1 1^T`` is added to it, which leaves every difference's variance as
+it is). Its inverse alone (``spread="model"``) would be the covariance if every game's score
+varied as a win-or-loss does, ``p (1 - p)`` (about 0.25); but a game that may be drawn varies
+less: with win, draw and loss probabilities ``w``, ``d``, ``l`` and ``p = w + d / 2``, the variance
+of its score is ``w + d / 4 - p^2 = p (1 - p) - d / 4``. On draw-heavy games the plain inverse is
+2-4 times too wide (it pulled LOS towards 50 % and misled the adaptive format). So by default
+(``spread="draws"``) the covariance is the quasi-likelihood sandwich ``H^-1 M H^-1``, where ``M``
+sums each game's information at its true variance, ``p (1 - p) - d / 4``, with ``d`` the share of
+drawn games between its two players, drawn towards the field's share by two games' worth (one
+game, or a few, say little of a pair's draw rate; and so no variance is ever 0), and the virtual
+draws of the prior at ``p (1 - p)``. Games with no draws keep ``H^-1`` exactly. The interval of a player is
 ``elo +- z * sd`` with ``z`` the normal quantile of the confidence (1.96 at 95 %) and ``sd`` the
 standard deviation of its difference to the anchor (the field's mean or the named player).
 The likelihood of superiority of ``a`` over ``b`` is ``Phi((elo_a - elo_b) / sd(elo_a - elo_b))``.
@@ -179,6 +188,8 @@ class _Field:
     pairs: list[tuple[int, int, float, float]]
     games: list[int]
     points: list[float]
+    #: per pair, as ``pairs``: the games neither won nor lost (a draw, or any score between 0 and 1)
+    drawn: list[float]
 
 
 def _collect(games: Iterable[Game], players: Iterable[str] | None) -> _Field:
@@ -207,19 +218,21 @@ def _collect(games: Iterable[Game], players: Iterable[str] | None) -> _Field:
         i, j = add(a), add(b)
         if i > j:
             i, j, score = j, i, 1.0 - score
-        entry = totals.setdefault((i, j), [0.0, 0.0])
+        entry = totals.setdefault((i, j), [0.0, 0.0, 0.0])
         entry[0] += 1.0
         entry[1] += score
+        entry[2] += 0.0 < score < 1.0
     games_of = [0] * len(names)
     points_of = [0.0] * len(names)
-    pairs = []
-    for (i, j), (n, s) in totals.items():
+    pairs, drawn = [], []
+    for (i, j), (n, s, d) in totals.items():
         pairs.append((i, j, n, s))
+        drawn.append(d)
         games_of[i] += int(n)
         games_of[j] += int(n)
         points_of[i] += s
         points_of[j] += n - s
-    return _Field(names, pairs, games_of, points_of)
+    return _Field(names, pairs, games_of, points_of, drawn)
 
 
 def _check_finite(field: _Field) -> None:
@@ -352,17 +365,22 @@ def fit_elo(
     confidence: float = 0.95,
     prior_draws: float = 1.0,
     start: Sequence[float] | None = None,
+    spread: str = "draws",
 ) -> EloFit:
     """Fit every player's Elo to ``games`` = (player, opponent, score of player in [0, 1]).
 
     ``players`` adds players with no games yet (rated by the prior alone) and fixes the order of
     ``EloFit.names`` (players first met in ``games`` follow). ``anchor``/``anchor_elo`` place the
     scale (the field's mean by default), ``confidence`` sets the intervals, ``prior_draws`` the
-    virtual draws each player is credited with (0: plain maximum likelihood), and ``start``
-    optional starting strengths (natural-log units, in ``names`` order) to speed up a refit.
-    The model and the intervals are described in the module docstring.
+    virtual draws each player is credited with (0: plain maximum likelihood), ``start``
+    optional starting strengths (natural-log units, in ``names`` order) to speed up a refit, and
+    ``spread`` how the games vary: ``draws`` (a drawn game varies less than a won or lost one)
+    or ``model`` (every game as a win or a loss). The model and the intervals are described in
+    the module docstring.
     """
     z = z_value(confidence)
+    if spread not in ("draws", "model"):
+        raise EloError(f"spread must be 'draws' or 'model', got {spread!r}")
     if prior_draws < 0 or not math.isfinite(prior_draws):
         raise EloError(f"prior_draws must be a number >= 0, got {prior_draws!r}")
     field = _collect(games, players)
@@ -374,9 +392,11 @@ def fit_elo(
         _check_finite(field)
     if start is not None and len(start) != len(field.names):
         start = None
-    theta, factor = _maximise(field, prior_draws, start)
+    theta, _ = _maximise(field, prior_draws, start)
     n = len(theta)
-    cov = linalg.inverse(factor)
+    cov = linalg.inverse(linalg.cholesky(_gradient_information(field, theta, prior_draws)[1]))
+    if spread == "draws" and any(field.drawn):
+        cov = _sandwich(cov, _draw_information(field, theta, prior_draws))
     scale2 = ELO_PER_NAT**2
     cov = [[value * scale2 for value in row] for row in cov]
     if anchor is None:
@@ -399,6 +419,43 @@ def fit_elo(
     return EloFit(
         tuple(lines), tuple(field.names), tuple(tuple(row) for row in cov), confidence, anchor, anchor_elo, prior_draws
     )
+
+
+#: games' worth of the field's draw rate a pair's own rate is drawn towards
+DRAW_SHRINK = 2.0
+
+
+def _draw_information(field: _Field, theta: list[float], prior: float) -> linalg.Matrix:
+    """``M``: each game's information at its score's variance ``p (1 - p) - d / 4``, ``d`` its
+    pair's draw rate (drawn towards the field's), and the prior's virtual draws at ``p (1 - p)``;
+    with ``1 1^T`` added, as the curvature has, when there is no prior (module docstring)."""
+    n = len(theta)
+    meat = [[0.0] * n for _ in range(n)]
+    everywhere = sum(field.drawn) / sum(games for _, _, games, _ in field.pairs)
+    for (i, j, games, _), drawn in zip(field.pairs, field.drawn):
+        p = _sigmoid(theta[i] - theta[j])
+        rate = (drawn + DRAW_SHRINK * everywhere) / (games + DRAW_SHRINK)
+        w = games * max(p * (1.0 - p) - rate / 4.0, 1e-3 * p * (1.0 - p))
+        meat[i][i] += w
+        meat[j][j] += w
+        meat[i][j] -= w
+        meat[j][i] -= w
+    if prior:
+        for i, t in enumerate(theta):
+            p = _sigmoid(t)
+            meat[i][i] += prior * p * (1.0 - p)
+    else:
+        for row in meat:
+            for j in range(n):
+                row[j] += 1.0
+    return meat
+
+
+def _sandwich(bread: linalg.Matrix, meat: linalg.Matrix) -> linalg.Matrix:
+    """``bread meat bread`` (``bread`` symmetric)."""
+    n = len(bread)
+    half = [[sum(bread[i][k] * meat[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
+    return [[sum(half[i][k] * bread[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
 
 
 def strengths(fit: EloFit) -> list[float]:
