@@ -56,6 +56,8 @@ from arena.stats import linalg
 #: Elo points per unit of the natural-log strength scale
 ELO_PER_NAT = 400 / math.log(10)
 _NORMAL = NormalDist()
+#: games' worth of the field's share of draws that a pair's own share is drawn towards
+DRAW_SHRINK = 2.0
 
 Game = tuple[str, str, float]
 
@@ -297,17 +299,26 @@ def _objective(field: _Field, theta: list[float], prior: float) -> float:
     return total
 
 
-def _gradient_information(field: _Field, theta: list[float], prior: float) -> tuple[list[float], linalg.Matrix]:
-    """The gradient of the log-likelihood and the observed information (minus its Hessian)."""
+def _gradient_information(
+    field: _Field, theta: list[float], prior: float, draws: bool = False
+) -> tuple[list[float], linalg.Matrix]:
+    """The gradient of the log-likelihood and the observed information (minus its Hessian);
+    with ``draws``, the information of each game at its score's own variance, ``p (1 - p) - d / 4``
+    (``d`` its pair's share of draws, drawn ``DRAW_SHRINK`` games' worth towards the field's):
+    the ``M`` of the sandwich (module docstring)."""
     n = len(theta)
     grad = [0.0] * n
     info = [[0.0] * n for _ in range(n)]
-    for i, j, games, s in field.pairs:
+    everywhere = sum(field.drawn) / max(1.0, sum(games for _, _, games, _ in field.pairs))
+    for (i, j, games, s), drawn in zip(field.pairs, field.drawn):
         p = _sigmoid(theta[i] - theta[j])
         g = s - games * p
         grad[i] += g
         grad[j] -= g
         w = games * p * (1.0 - p)
+        if draws:
+            rate = (drawn + DRAW_SHRINK * everywhere) / (games + DRAW_SHRINK)
+            w = max(w - games * rate / 4.0, 1e-3 * w)
         info[i][i] += w
         info[j][j] += w
         info[i][j] -= w
@@ -396,7 +407,7 @@ def fit_elo(
     n = len(theta)
     cov = linalg.inverse(linalg.cholesky(_gradient_information(field, theta, prior_draws)[1]))
     if spread == "draws" and any(field.drawn):
-        cov = _sandwich(cov, _draw_information(field, theta, prior_draws))
+        cov = _sandwich(cov, _gradient_information(field, theta, prior_draws, draws=True)[1])
     scale2 = ELO_PER_NAT**2
     cov = [[value * scale2 for value in row] for row in cov]
     if anchor is None:
@@ -419,36 +430,6 @@ def fit_elo(
     return EloFit(
         tuple(lines), tuple(field.names), tuple(tuple(row) for row in cov), confidence, anchor, anchor_elo, prior_draws
     )
-
-
-#: games' worth of the field's draw rate a pair's own rate is drawn towards
-DRAW_SHRINK = 2.0
-
-
-def _draw_information(field: _Field, theta: list[float], prior: float) -> linalg.Matrix:
-    """``M``: each game's information at its score's variance ``p (1 - p) - d / 4``, ``d`` its
-    pair's draw rate (drawn towards the field's), and the prior's virtual draws at ``p (1 - p)``;
-    with ``1 1^T`` added, as the curvature has, when there is no prior (module docstring)."""
-    n = len(theta)
-    meat = [[0.0] * n for _ in range(n)]
-    everywhere = sum(field.drawn) / sum(games for _, _, games, _ in field.pairs)
-    for (i, j, games, _), drawn in zip(field.pairs, field.drawn):
-        p = _sigmoid(theta[i] - theta[j])
-        rate = (drawn + DRAW_SHRINK * everywhere) / (games + DRAW_SHRINK)
-        w = games * max(p * (1.0 - p) - rate / 4.0, 1e-3 * p * (1.0 - p))
-        meat[i][i] += w
-        meat[j][j] += w
-        meat[i][j] -= w
-        meat[j][i] -= w
-    if prior:
-        for i, t in enumerate(theta):
-            p = _sigmoid(t)
-            meat[i][i] += prior * p * (1.0 - p)
-    else:
-        for row in meat:
-            for j in range(n):
-                row[j] += 1.0
-    return meat
 
 
 def _sandwich(bread: linalg.Matrix, meat: linalg.Matrix) -> linalg.Matrix:
