@@ -25,3 +25,10 @@ def test_inverse_from_the_factor():
 def test_a_matrix_that_is_not_positive_definite_is_refused():
     with pytest.raises(NotPositiveDefiniteError):
         cholesky([[1.0, 2.0], [2.0, 1.0]])
+
+
+def test_the_product_of_two_matrices_is_row_by_column():
+    from arena.stats.linalg import product
+
+    assert product([[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]) == [[19.0, 22.0], [43.0, 50.0]]
+    assert product([[1.0, 2.0, 3.0]], [[1.0], [0.0], [2.0]]) == [[7.0]]

@@ -407,7 +407,7 @@ def fit_elo(
     n = len(theta)
     cov = linalg.inverse(linalg.cholesky(_gradient_information(field, theta, prior_draws)[1]))
     if spread == "draws" and any(field.drawn):
-        cov = _sandwich(cov, _gradient_information(field, theta, prior_draws, draws=True)[1])
+        cov = linalg.product(linalg.product(cov, _gradient_information(field, theta, prior_draws, draws=True)[1]), cov)
     scale2 = ELO_PER_NAT**2
     cov = [[value * scale2 for value in row] for row in cov]
     if anchor is None:
@@ -430,13 +430,6 @@ def fit_elo(
     return EloFit(
         tuple(lines), tuple(field.names), tuple(tuple(row) for row in cov), confidence, anchor, anchor_elo, prior_draws
     )
-
-
-def _sandwich(bread: linalg.Matrix, meat: linalg.Matrix) -> linalg.Matrix:
-    """``bread meat bread`` (``bread`` symmetric)."""
-    n = len(bread)
-    half = [[sum(bread[i][k] * meat[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
-    return [[sum(half[i][k] * bread[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
 
 
 def strengths(fit: EloFit) -> list[float]:
