@@ -1,6 +1,8 @@
 """Swiss pairing: who meets whom in a round, and the properties every round of many random
 tournaments keeps (everyone paired once, byes never twice, no repeats and colours within one
-whenever some pairing allows it, checked against every possible pairing)."""
+whenever some pairing allows it, and the least total score gap of the pairings keeping those
+rules, checked against every possible pairing); and the blossom matching that finds that least
+gap, against every matching of small graphs."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from collections import Counter
 import pytest
 
 from arena.formats import BYE_POINTS, FormatError, SwissRound, play_swiss, swiss_round
+from arena.formats.matching import max_weight_matching
 
 EIGHT = list("ABCDEFGH")
 
@@ -43,6 +46,16 @@ def test_backtracking_finds_the_pairing_the_first_choice_makes_impossible():
     # A's first choice (C) met A; its next (D) leaves B and C, who met: back up and pair A with B
     round_ = swiss_round(list("ABCD"), {}, [("A", "C"), ("B", "C")], {}, no_rng())
     assert as_sets(round_) == [frozenset("AB"), frozenset("CD")]
+
+
+def test_a_lone_leader_meets_the_group_mate_whose_pairing_lets_the_other_two_meet():
+    # X, the lone leader's first choice, would leave Y and Z, who met already, to float down to a
+    # and b (gap 1.5 + 1 + 2 + 0.5 + 0 = 5); the leader meeting Y lets X meet Z (1.5 + 0 + 1 + 0.5 + 0 = 3)
+    players = ["L", "X", "Y", "Z", "a", "b", "c", "d", "e", "f"]
+    scores = {"L": 4, "X": 2.5, "Y": 2.5, "Z": 2.5, "a": 1.5, "b": 0.5, "c": 0.5, "d": 0, "e": 0, "f": 0}
+    round_ = swiss_round(players, scores, [("Y", "Z")], {}, no_rng())
+    assert as_sets(round_) == [frozenset(pair) for pair in (("L", "Y"), ("X", "Z"), "ab", "cd", "ef")]
+    assert gap(round_.pairings, scores) == 3 == least_gap(players, Counter({frozenset("YZ"): 1}), scores)
 
 
 def test_when_every_opponent_has_been_met_a_repeat_is_allowed():
@@ -101,6 +114,51 @@ def colours_ok(a: int, b: int) -> bool:
     return abs(low + 1) <= max(1, abs(low)) and abs(high - 1) <= max(1, abs(high))
 
 
+def gap(pairs, scores) -> float:
+    """The total score gap of ``pairs``."""
+    return sum(abs(scores[a] - scores[b]) for a, b in pairs)
+
+
+def least_gap(players, met, scores, balance=None) -> float | None:
+    """The least total score gap of the pairings of ``players`` without a repeat (keeping every
+    colour ``balance`` within 1 too, if given), over every pairing; ``None`` if there is none."""
+    return min(
+        (
+            gap(pairs, scores)
+            for pairs in matchings(players)
+            if not any(met[frozenset(pair)] for pair in pairs)
+            and (balance is None or all(colours_ok(balance[a], balance[b]) for a, b in pairs))
+        ),
+        default=None,
+    )
+
+
+def previous_rounds(players, rounds, rng) -> list[tuple[str, str | None]]:
+    """A history of up to ``rounds`` random rounds of ``players`` without a repeat (a bye for a
+    player with the fewest byes, in an odd field); it stops early at a round no shuffle pairs."""
+    history: list[tuple[str, str | None]] = []
+    met: set[frozenset[str]] = set()
+    byes: Counter = Counter()
+    for _ in range(rounds):
+        bye = None
+        if len(players) % 2:
+            bye = rng.choice([p for p in players if byes[p] == min(byes[q] for q in players)])
+        playing = [p for p in players if p != bye]
+        for _ in range(50):
+            rng.shuffle(playing)
+            pairs = list(zip(playing[::2], playing[1::2]))
+            if not any(frozenset(pair) in met for pair in pairs):
+                break
+        else:
+            return history
+        met |= {frozenset(pair) for pair in pairs}
+        history += pairs
+        if bye is not None:
+            byes[bye] += 1
+            history.append((bye, None))
+    return history
+
+
 def some_pairing(players, byes, met, balance, keep_colours: bool) -> bool:
     """Whether any pairing (with a bye allowed by rule 1) avoids repeats (and keeps colours)."""
     fewest = min(byes[p] for p in players)
@@ -142,9 +200,14 @@ def test_random_tournaments_keep_every_pairing_rule_whenever_some_pairing_can():
             for first, second in round_.pairings:
                 after[first] += 1
                 after[second] -= 1
-            if any(abs(after[p]) > max(1, abs(balance[p])) for p in players):
+            colours_kept = all(abs(after[p]) <= max(1, abs(balance[p])) for p in players)
+            if not colours_kept:
                 checked["colours forced"] += 1
                 assert repeats or not some_pairing(players, byes, met, balance, keep_colours=True)
+            if not repeats:  # the least gap of the pairings (with its bye) that keep the rules this one keeps
+                rest = [p for p in players if p != round_.bye]
+                assert gap(round_.pairings, scores) == least_gap(rest, met, scores, balance if colours_kept else None)
+                checked["least gap"] += 1
             checked["rounds"] += 1
             for first, second in round_.pairings:
                 met[frozenset((first, second))] += 1
@@ -158,3 +221,63 @@ def test_random_tournaments_keep_every_pairing_rule_whenever_some_pairing_can():
                 history.append((round_.bye, None))
             balance = after
     assert checked["rounds"] > 900 and checked["repeats forced"] > 0 and checked["colours forced"] > 0
+    assert checked["least gap"] > 800
+
+
+def test_the_pairing_has_the_least_score_gap_of_every_pairing_without_a_repeat():
+    # two games a pairing, as a stage plays them: every colour balance stays 0
+    rng = random.Random(7)
+    checked: Counter = Counter()
+    worse = []
+    for _ in range(200):
+        size = rng.randint(4, 10)
+        players = [f"p{i}" for i in range(size)]
+        history = previous_rounds(players, rng.randint(0, size - 2), rng)
+        met = Counter(frozenset(pair) for pair in history if pair[1] is not None)
+        byes = Counter(first for first, second in history if second is None)
+        scores = {p: rng.randint(0, 2 * len(history) // size + 2) / 2 for p in players}
+        round_ = swiss_round(players, scores, history, {}, rng)
+        ranked = sorted(players, key=lambda p: (-scores[p], players.index(p)))
+        fewest = min(byes[p] for p in players)
+        options = [p for p in reversed(ranked) if byes[p] == fewest] if size % 2 else [None]
+        least = {bye: least_gap([p for p in players if p != bye], met, scores) for bye in options}
+        possible = [bye for bye in options if least[bye] is not None]
+        if not possible:
+            checked["no pairing without a repeat"] += 1
+            continue
+        bye = possible[0]
+        assert round_.bye == bye  # the lowest-ranked player who may have the bye and leaves a field to pair
+        assert not any(met[frozenset(pair)] for pair in round_.pairings)
+        if gap(round_.pairings, scores) != least[bye]:
+            worse.append((scores, history, round_, least[bye]))
+        checked["fields"] += 1
+        checked["floats"] += least[bye] > 0
+    assert worse == []
+    assert checked["fields"] > 180 and checked["floats"] > 100
+
+
+def heaviest(size: int, weights: dict[tuple[int, int], int], start: int = 0) -> int:
+    """The weight of the heaviest matching of vertices ``start ..`` by brute force."""
+    if start >= size:
+        return 0
+    best = heaviest(size, weights, start + 1)  # ``start`` unmatched
+    taken = [(v, w) for (u, v), w in weights.items() if u == start]
+    for v, weight in taken:
+        rest = {(a, b): w for (a, b), w in weights.items() if v not in (a, b) and a != start}
+        best = max(best, weight + heaviest(size, rest, start + 1))
+    return best
+
+
+def test_the_blossom_matching_is_the_heaviest_of_all_matchings():
+    rng = random.Random(11)
+    for _ in range(300):
+        size = rng.randint(1, 9)
+        density = rng.random()
+        top = rng.choice((3, 50, 10**30))
+        weights = {
+            (u, v): rng.randint(1, top) for u in range(size) for v in range(u + 1, size) if rng.random() < density
+        }
+        mates = max_weight_matching(size, [(u, v, w) for (u, v), w in weights.items()])
+        assert all(mate is None or mates[mate] == u for u, mate in enumerate(mates))
+        found = sum(weights[u, mate] for u, mate in enumerate(mates) if mate is not None and u < mate)
+        assert found == heaviest(size, weights)

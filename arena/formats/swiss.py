@@ -10,31 +10,45 @@ The rules :func:`swiss_round` follows, most important first:
 3. every player's colour balance (games moving first less games moving second) stays within
    -1..1, if the field can be paired so (the player with the lower balance moves first; with
    equal balances ``rng`` decides);
-4. players are ranked by score, then by their order in ``players`` (the seeding); the bye goes
-   to the lowest-ranked player it can go to; the highest-ranked unpaired player meets the
-   nearest candidate in the Dutch order: in a group of equal score the top half meets the
-   bottom half (1st of the group against the first of its lower half, and so on), and a player
-   left over floats down to the next score group.
+4. the pairs' total score gap (the sum over the pairs of the difference of their points) is the
+   least the pairings keeping rules 2 and 3 allow, as in FIDE's Dutch system: a lone leader meets
+   the player of the next score group whose group-mates can still meet each other, not one whose
+   group-mates met already and would both float down;
+5. players are ranked by score, then by their order in ``players`` (the seeding); the bye goes to
+   the lowest-ranked player it can go to; going down the ranking, the highest-ranked unpaired
+   player meets the first candidate in the Dutch order with whom the players left can still be
+   paired by rules 2 to 4: in a group of equal score the top half meets the bottom half (1st of
+   the group against the first of its lower half, and so on, the group counted among the players
+   not yet paired), and a player left over floats down to the nearest score group, its
+   highest-ranked player first.
 
-The pairing is found by depth-first search with backtracking: when the candidate the order
-prefers leads to a dead end further down the field, the next is tried. Rules 2 and 3 are
-dropped in that order only when no pairing keeps them (or the search gives up after a fixed
-number of steps); a pair that must meet again is then one that has met the fewest times.
+Rules 3 and 2 are dropped, in that order, only when no bye rule 1 allows leaves a field that can be
+paired keeping them; without rule 2 the bye goes to the lowest-ranked player rule 1 allows, and
+the highest-ranked unpaired player meets, in the Dutch order, the first it has met the fewest
+times (rule 4 is not applied then).
+
+The least gap is exact, not searched for: a least-gap pairing is a maximum-weight matching
+(Edmonds' blossom algorithm, :mod:`arena.formats.matching`, O(n³)) of the pairs rules 2 and 3
+allow, each weighing less the larger its gap. One is kept at hand for the players not yet paired
+while rule 5 goes down the ranking; a candidate it does not give is checked by swapping partners,
+else by pairing the others anew. So whenever the first pairing in the Dutch order (what a
+depth-first search down the ranking finds) has the least gap, that is the round.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from arena.formats.base import FormatError, check_players
+from arena.formats.matching import max_weight_matching
 
 #: the points a bye scores: a win
 BYE_POINTS = 1.0
-#: search steps a rule set may take before the next, looser one is tried
-SEARCH_STEPS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,66 +62,6 @@ class SwissRound:
 def _colour_ok(first: int, second: int) -> bool:
     """Whether balances ``first`` (moving first) and ``second`` stay within 1, or get no worse."""
     return abs(first + 1) <= max(1, abs(first)) and abs(second - 1) <= max(1, abs(second))
-
-
-class _Search:
-    """Depth-first pairing of an even field in rank order under one set of rules."""
-
-    def __init__(
-        self,
-        scores: Mapping[str, float],
-        met: Counter[frozenset[str]],
-        balance: Mapping[str, int],
-        repeats: bool,
-        colours: bool,
-    ) -> None:
-        self.scores = scores
-        self.met = met
-        self.balance = balance
-        self.repeats = repeats
-        self.colours = colours
-        self.failed: set[tuple[str, ...]] = set()
-        self.steps = 0
-
-    def allowed(self, a: str, b: str) -> bool:
-        """Whether ``a`` may meet ``b`` under this search's rules."""
-        if not self.repeats and self.met[frozenset((a, b))]:
-            return False
-        if self.colours:
-            low, high = sorted((self.balance.get(a, 0), self.balance.get(b, 0)))
-            return _colour_ok(low, high)
-        return True
-
-    def candidates(self, remaining: tuple[str, ...]) -> list[str]:
-        """The allowed opponents of the top remaining player, the preferred first."""
-        top, rest = remaining[0], remaining[1:]
-        score = self.scores.get(top, 0.0)
-        group = [p for p in rest if self.scores.get(p, 0.0) == score]
-        half = (len(group) + 1) // 2  # the first of the lower half of the group with top in it
-        ordered = group[half - 1 :] + group[: half - 1][::-1] if group else []
-        others = [p for p in rest if self.scores.get(p, 0.0) != score]
-        others.sort(key=lambda p: (abs(self.scores.get(p, 0.0) - score), self.scores.get(p, 0.0) > score))
-        ordered += others
-        if self.repeats:
-            ordered.sort(key=lambda p: self.met[frozenset((top, p))])  # stable: fewest meetings first
-        return [p for p in ordered if self.allowed(top, p)]
-
-    def pair(self, remaining: tuple[str, ...]) -> list[tuple[str, str]] | None:
-        """A pairing of ``remaining`` (in rank order), or ``None`` if there is none (or the
-        search ran out of steps)."""
-        if not remaining:
-            return []
-        if remaining in self.failed or self.steps > SEARCH_STEPS:
-            return None
-        self.steps += 1
-        top = remaining[0]
-        for other in self.candidates(remaining):
-            rest = tuple(p for p in remaining if p != top and p != other)
-            found = self.pair(rest)
-            if found is not None:
-                return [(top, other), *found]
-        self.failed.add(remaining)
-        return None
 
 
 def swiss_round(
@@ -141,13 +95,138 @@ def swiss_round(
         bye_options: list[str | None] = [p for p in reversed(ranked) if byes[p] == fewest]
     else:
         bye_options = [None]
-    for repeats, colour_rule in ((False, True), (False, False), (True, False)):
-        search = _Search(scores, met, colours, repeats, colour_rule)
+    for balance in (colours, None):
         for bye in bye_options:
-            found = search.pair(tuple(p for p in ranked if p != bye))
-            if found is not None:  # (a dead end is one whichever bye led to it: search.failed is kept)
+            found = _least_gap([p for p in ranked if p != bye], scores, met, balance)
+            if found is not None:
                 return SwissRound(tuple(_seat(a, b, colours, rng) for a, b in found), bye)
-    raise FormatError("no Swiss pairing found")  # unreachable: the last rule set pairs anyone
+    bye = bye_options[0]
+    found = _fewest_meetings([p for p in ranked if p != bye], scores, met)
+    return SwissRound(tuple(_seat(a, b, colours, rng) for a, b in found), bye)
+
+
+def _least_gap(
+    ranked: Sequence[str], scores: Mapping[str, float], met: Counter[frozenset[str]], balance: Mapping[str, int] | None
+) -> list[tuple[str, str]] | None:
+    """The pairing of ``ranked`` (an even field in rank order) no pair of which has met and that
+    keeps every colour ``balance`` within 1 (``None``: whatever the colours), with the least total
+    score gap, ties broken by rule 5; top board first. ``None`` if no pairing keeps these rules.
+
+    Rank by rank, the highest-ranked unpaired player takes the first candidate in the Dutch order
+    with which the rest can still be paired at the least gap: a least-gap pairing of the players
+    left is kept at hand, and changed only when the candidate is not the partner it gives."""
+    points = _points(ranked, scores)
+    allowed = [{j for j, b in enumerate(ranked) if b != a and _allowed(a, b, met, balance)} for a in ranked]
+    remaining = list(range(len(ranked)))
+    plan = _cheapest(remaining, points, allowed)
+    if plan is None:
+        return None
+    pairs: list[tuple[str, str]] = []
+    while remaining:
+        top = remaining[0]
+        for other in _dutch_order(remaining, points):
+            if other != plan[top]:
+                found = _with_pair(plan, top, other, remaining, points, allowed) if other in allowed[top] else None
+                if found is None:
+                    continue
+                plan = found
+            pairs.append((ranked[top], ranked[other]))
+            remaining = [p for p in remaining if p not in (top, other)]
+            break
+    return pairs
+
+
+def _with_pair(
+    plan: Mapping[int, int],
+    top: int,
+    other: int,
+    remaining: Sequence[int],
+    points: Sequence[int],
+    allowed: Sequence[set[int]],
+) -> dict[int, int] | None:
+    """A pairing of ``remaining`` along ``allowed`` pairs, ``top`` with ``other``, whose total
+    gap is no more than that of ``plan`` (a least-gap pairing of ``remaining``); ``None`` if there
+    is none. Their partners in ``plan`` meeting each other is tried first, then the rest is
+    paired anew."""
+    mate, partner = plan[top], plan[other]
+    before = abs(points[top] - points[mate]) + abs(points[other] - points[partner])
+    if partner in allowed[mate] and abs(points[top] - points[other]) + abs(points[mate] - points[partner]) <= before:
+        return {**plan, top: other, other: top, mate: partner, partner: mate}
+    rest = [p for p in remaining if p not in (top, other)]
+    found = _cheapest(rest, points, allowed)
+    if found is None or _gap(found, rest, points) + points[top] - points[other] > _gap(plan, remaining, points):
+        return None
+    return {**found, top: other, other: top}
+
+
+def _allowed(a: str, b: str, met: Counter[frozenset[str]], balance: Mapping[str, int] | None) -> bool:
+    """Whether ``a`` may meet ``b``: they have not met, and their colour ``balance`` (``None``:
+    whatever the colours) stays within 1."""
+    if met[frozenset((a, b))]:
+        return False
+    return balance is None or _colour_ok(*sorted((balance.get(a, 0), balance.get(b, 0))))
+
+
+def _cheapest(players: Sequence[int], points: Sequence[int], allowed: Sequence[set[int]]) -> dict[int, int] | None:
+    """A pairing of ``players`` (in rank order) along ``allowed`` pairs with the least total gap of
+    ``points``, each player's partner; ``None`` if there is none. Of those, it is one with the least
+    total distance of its pairs from the Dutch order's (a pair's distance: how far the lower-ranked
+    is from the player one half its group's size below the higher-ranked), most often the pairing
+    rule 5 wants, so that :func:`_least_gap` seldom has to look for another."""
+    size = len(players)
+    groups = Counter(points[p] for p in players)
+    scale = size * size  # more than the total of the distances
+    costs: dict[tuple[int, int], int] = {}
+    for i, a in enumerate(players):
+        ideal = i + groups[points[a]] // 2
+        for j in range(i + 1, size):
+            if players[j] in allowed[a]:
+                costs[i, j] = (points[a] - points[players[j]]) * scale + abs(j - ideal)
+    big = size * max(costs.values(), default=0) + 1  # more than any pairing's total cost
+    mates = max_weight_matching(size, [(i, j, big - cost) for (i, j), cost in costs.items()])
+    if None in mates:
+        return None
+    return {players[i]: players[j] for i, j in enumerate(mates) if j is not None}
+
+
+def _gap(plan: Mapping[int, int], players: Sequence[int], points: Sequence[int]) -> int:
+    """The total score gap of ``plan``'s pairs among ``players``."""
+    return sum(abs(points[p] - points[plan[p]]) for p in players) // 2
+
+
+def _dutch_order(remaining: Sequence[int], points: Sequence[int]) -> list[int]:
+    """The players the first of ``remaining`` (players in rank order) would rather meet, the
+    preferred first (rule 5)."""
+    top, rest = remaining[0], remaining[1:]
+    group = [p for p in rest if points[p] == points[top]]
+    half = (len(group) + 1) // 2  # the first of the lower half of the group with top in it
+    ordered = group[half - 1 :] + group[: half - 1][::-1] if group else []
+    return ordered + sorted((p for p in rest if points[p] != points[top]), key=lambda p: points[top] - points[p])
+
+
+def _fewest_meetings(
+    ranked: Sequence[str], scores: Mapping[str, float], met: Counter[frozenset[str]]
+) -> list[tuple[str, str]]:
+    """The pairing of ``ranked`` (an even field in rank order) when no pairing avoids a repeat:
+    the highest-ranked player not yet paired meets, in the Dutch order, the first it has met the
+    fewest times; top board first."""
+    points = _points(ranked, scores)
+    remaining = list(range(len(ranked)))
+    pairs: list[tuple[str, str]] = []
+    while remaining:
+        top = remaining[0]
+        meetings = {p: met[frozenset((ranked[top], ranked[p]))] for p in _dutch_order(remaining, points)}
+        other = min(meetings, key=meetings.__getitem__)  # the first of the fewest
+        pairs.append((ranked[top], ranked[other]))
+        remaining = [p for p in remaining if p not in (top, other)]
+    return pairs
+
+
+def _points(ranked: Sequence[str], scores: Mapping[str, float]) -> list[int]:
+    """The scores of ``ranked`` (missing: 0), exactly, as whole numbers on one scale."""
+    exact = [Fraction(scores.get(p, 0.0)) for p in ranked]
+    scale = math.lcm(*(x.denominator for x in exact))
+    return [int(x * scale) for x in exact]
 
 
 def _seat(a: str, b: str, colours: Mapping[str, int], rng: random.Random) -> tuple[str, str]:
