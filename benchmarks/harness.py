@@ -13,6 +13,13 @@
     over 2,000 moves with every worker busy (target 0).
 
 Run: python benchmarks/harness.py [--teams N] [--games-per-pair N] [--runs R] [--workers W]
+
+``--profile [--games N]`` instead plays N uttt random games (after 20 to warm up) in one
+``GameWorker`` in this process under cProfile and prints where the worker's time a move goes,
+by part of the harness: the wait for the bot's reply, the pipe writes (which hand the CPU to
+the bot), the cgroup and /proc reads of the clocks, JSON both ways, the game's rules, and the
+rest of the match loop and seat bookkeeping. The profiler about doubles every figure but the
+waits; the shares are what to read.
 """
 
 from __future__ import annotations
@@ -146,6 +153,49 @@ def busy_forfeits(workers: int, moves: int, folder: Path) -> tuple[int, int]:
     return played, forfeits
 
 
+#: the parts of a worker's time a move, by where the profiler found it (a function's file or name)
+PARTS = [
+    ("waiting for the bot (poll)", ("select.poll",)),
+    ("pipe writes (wake the bot)", ("posix.write",)),
+    ("pipe reads", ("posix.read",)),
+    ("clock reads (cgroup, /proc)", ("posix.pread", "sandbox/cgroups.py", "sandbox/procfs.py")),
+    ("JSON both ways", ("json/", "core/protocol.py")),
+    ("the game's rules", ("arena/games/",)),
+    ("bot process: timing, limits", ("sandbox/process.py", "core/timing.py")),
+    ("match loop and seats", ("core/gameloop.py", "runners/seat.py", "runners/worker.py")),
+]
+
+
+def profile(games: int) -> None:
+    """Where a worker's time a move goes (see the module docstring, ``--profile``)."""
+    import cProfile
+    import pstats
+
+    from arena.core.job import GameJob
+
+    bot = BotSpec(name="random", kind="python", target="bots.randombot")
+    jobs = [GameJob(i, {"name": "uttt", "params": {}}, (bot, bot), i, TimeControl(move=1.0)) for i in range(games + 20)]
+    profiler, moves = cProfile.Profile(), 0
+    with worker.GameWorker() as playing:
+        for job in jobs[:20]:
+            playing.play(job)
+        started = time.perf_counter()
+        profiler.enable()
+        for job in jobs[20:]:
+            moves += len(playing.play(job).moves)
+        profiler.disable()
+        wall = time.perf_counter() - started
+    by_part = dict.fromkeys([name for name, _ in PARTS] + ["other"], 0.0)
+    for (path, _, function), (_, _, own, _, _) in pstats.Stats(profiler).stats.items():  # type: ignore[attr-defined]
+        where = f"{path} {function}"
+        part = next((name for name, marks in PARTS if any(mark in where for mark in marks)), "other")
+        by_part[part] += own
+    print(f"{games} uttt games, {moves} moves, one worker in this process: {1e6 * wall / moves:.0f} us a move (wall)")
+    total = sum(by_part.values())
+    for part, seconds in by_part.items():
+        print(f"    {part:32} {1e6 * seconds / moves:7.1f} us a move  {100 * seconds / total:5.1f} %")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--teams", type=int, default=12, help="random bots in the throughput tournament")
@@ -153,7 +203,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--busy-moves", type=int, default=2000)
+    parser.add_argument("--profile", action="store_true", help="where a worker's time a move goes, then stop")
+    parser.add_argument("--games", type=int, default=300, help="games --profile plays")
     args = parser.parse_args()
+    if args.profile:
+        profile(args.games)
+        return
     games = args.teams * (args.teams - 1) // 2 * args.games_per_pair
     print(f"(a) uttt random vs random, {games} games a run, median of {args.runs} runs")
     w = args.workers
