@@ -35,8 +35,9 @@ of its score is ``w + d / 4 - p^2 = p (1 - p) - d / 4``. On draw-heavy games the
 2-4 times too wide (it pulled LOS towards 50 % and misled the adaptive format). So by default
 (``spread="draws"``) the covariance is the quasi-likelihood sandwich ``H^-1 M H^-1``, where ``M``
 sums each game's information at its true variance, ``p (1 - p) - d / 4``, with ``d`` the share of
-drawn games between its two players, drawn towards the field's share by two games' worth (one
-game, or a few, say little of a pair's draw rate; and so no variance is ever 0), and the virtual
+drawn games between its two players, drawn towards the field's share (by Laplace's rule) by two
+games' worth (one game, or a few, say little of a pair's draw rate), a variance never less than
+a ninth of ``p (1 - p)`` (a field of few games, all drawn, is no certainty), and the virtual
 draws of the prior at ``p (1 - p)``. Games with no draws keep ``H^-1`` exactly. The interval of a player is
 ``elo +- z * sd`` with ``z`` the normal quantile of the confidence (1.96 at 95 %) and ``sd`` the
 standard deviation of its difference to the anchor (the field's mean or the named player).
@@ -58,6 +59,9 @@ ELO_PER_NAT = 400 / math.log(10)
 _NORMAL = NormalDist()
 #: games' worth of the field's share of draws that a pair's own share is drawn towards
 DRAW_SHRINK = 2.0
+#: the most the draws may shrink a game's variance: to a ninth of a win-or-loss game's (an interval
+#: three times narrower), so that a few games all drawn are never taken for certainty
+DRAW_FLOOR = 1.0 / 9.0
 
 Game = tuple[str, str, float]
 
@@ -190,7 +194,8 @@ class _Field:
     pairs: list[tuple[int, int, float, float]]
     games: list[int]
     points: list[float]
-    #: per pair, as ``pairs``: the games neither won nor lost (a draw, or any score between 0 and 1)
+    #: per pair, as ``pairs``: its drawn games (a score of exactly 0.5; another fraction counts as a
+    #: game that could only be won or lost, the larger variance)
     drawn: list[float]
 
 
@@ -223,7 +228,7 @@ def _collect(games: Iterable[Game], players: Iterable[str] | None) -> _Field:
         entry = totals.setdefault((i, j), [0.0, 0.0, 0.0])
         entry[0] += 1.0
         entry[1] += score
-        entry[2] += 0.0 < score < 1.0
+        entry[2] += score == 0.5
     games_of = [0] * len(names)
     points_of = [0.0] * len(names)
     pairs, drawn = [], []
@@ -304,12 +309,12 @@ def _gradient_information(
 ) -> tuple[list[float], linalg.Matrix]:
     """The gradient of the log-likelihood and the observed information (minus its Hessian);
     with ``draws``, the information of each game at its score's own variance, ``p (1 - p) - d / 4``
-    (``d`` its pair's share of draws, drawn ``DRAW_SHRINK`` games' worth towards the field's):
-    the ``M`` of the sandwich (module docstring)."""
+    (``d`` its pair's share of draws, drawn ``DRAW_SHRINK`` games' worth towards the field's,
+    and never below ``DRAW_FLOOR`` of ``p (1 - p)``): the ``M`` of the sandwich (module docstring)."""
     n = len(theta)
     grad = [0.0] * n
     info = [[0.0] * n for _ in range(n)]
-    everywhere = sum(field.drawn) / max(1.0, sum(games for _, _, games, _ in field.pairs))
+    everywhere = (sum(field.drawn) + 1.0) / (sum(games for _, _, games, _ in field.pairs) + 2.0)  # Laplace's rule
     for (i, j, games, s), drawn in zip(field.pairs, field.drawn):
         p = _sigmoid(theta[i] - theta[j])
         g = s - games * p
@@ -318,7 +323,7 @@ def _gradient_information(
         w = games * p * (1.0 - p)
         if draws:
             rate = (drawn + DRAW_SHRINK * everywhere) / (games + DRAW_SHRINK)
-            w = max(w - games * rate / 4.0, 1e-3 * w)
+            w = max(w - games * rate / 4.0, DRAW_FLOOR * w)
         info[i][i] += w
         info[j][j] += w
         info[i][j] -= w
