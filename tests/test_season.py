@@ -316,6 +316,34 @@ def test_a_retired_versions_files_go_some_days_after_it_retired_and_its_rows_sta
     assert [(s.team, s.version) for s in standings(sessions, "spring")] == [("red", 2)]
 
 
+def test_pruning_removes_the_retired_versions_own_folder_only_and_counts_old_retirements_from_the_upgrade(tmp_path):
+    # two databases whose seasons keep their files in one folder: pruning one once removed the
+    # other's active version (the same team name and version number)
+    import time
+
+    seasons = []
+    for name in ("a", "b"):
+        sessions = open_store(f"sqlite:///{tmp_path / name}.sqlite3")
+        create_season(sessions, "spring", GameDef(name="tictactoe"), TimeDef(move=1.0), tmp_path / "files")
+        seasons.append((sessions, add_teams(sessions, "spring", ["red"])["red"]))
+    for sessions, token in seasons:
+        assert (
+            submit(sessions, "spring", token, "rnd.py", RANDOM_BOT.read_bytes(), now=lambda: 1000.0).status == "active"
+        )
+    a, token_a = seasons[0]
+    assert submit(a, "spring", token_a, "r.py", RULES_BOT, now=lambda: 2000.0).status == "active"  # retires a's v1
+    assert prune(a, "spring", days=0) == ["red v1"]
+    kept = sorted(path.parent.parent.name.split("-")[0] for path in (tmp_path / "files").rglob("bot.py"))
+    assert kept == ["v1", "v2"]  # b's v1, a's v2
+    with sqlite3.connect(tmp_path / "a.sqlite3") as connection:  # as a database of schema 6 left it
+        connection.execute("UPDATE submissions SET status = 'retired', path = 'x' WHERE version = 2")
+        connection.execute("ALTER TABLE submissions DROP COLUMN retired_at")
+        connection.execute("UPDATE schema_version SET version = 6")
+    upgraded = open_store(f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    assert prune(upgraded, "spring", days=7, now=time.time() + 86400) == []  # its 7 days count from the upgrade
+    assert prune(upgraded, "spring", days=7, now=time.time() + 8 * 86400) == ["red v2"]
+
+
 def test_a_failure_past_the_upload_is_an_error_not_a_submission_left_validating(season, monkeypatch):
     import arena.contests.season
 

@@ -220,6 +220,31 @@ def test_a_second_move_sent_before_the_bots_answer_is_refused_not_queued():
     assert table.snapshot()["legal"]  # refused by the game: the person moves again
 
 
+def test_a_shared_poll_of_keys_that_are_not_there_keeps_nothing_of_them():
+    # a stream of /s/NAME/events for any NAME once left a lock behind for ever
+    import asyncio
+
+    from arena.web.app import Polled
+    from arena.web.site import NotFound
+
+    def read(key):
+        raise NotFound(f"no {key}")
+
+    polled = Polled(read)
+
+    async def ask_all() -> int:
+        refused = 0
+        for key in range(500):
+            try:
+                await polled.get(f"season {key}")
+            except NotFound:
+                refused += 1
+        return refused
+
+    assert asyncio.run(ask_all()) == 500
+    assert (polled.values, polled.locks) == ({}, {})
+
+
 def test_one_visitor_plays_two_games_at_once_at_most(league_url):
     # a visitor who never moved once held every play slot of the server
     form = {"game": "tictactoe", "bot": "bots.randombot", "seat": "x", "move_time": "1"}

@@ -279,13 +279,23 @@ def prune(
             .where(SeasonTeam.season_id == season.id, Submission.status == "retired", Submission.path.is_not(None))
         ).all()
         for submission, team in rows:
-            if (submission.retired_at or submission.created_at) > cutoff:
+            if submission.retired_at is None or submission.retired_at > cutoff:
                 continue
-            for folder in folder_for(season, team, 0).parent.glob(f"v{submission.version}-*"):
+            folder = _version_folder(Path(submission.path or ""), folder_for(season, team, 0).parent)
+            if folder is not None:  # its own folder only: others' (another database's) share the team's
                 shutil.rmtree(folder, ignore_errors=True)
             submission.path = None
             pruned.append(f"{team.name} v{submission.version}")
     return pruned
+
+
+def _version_folder(path: Path, team_folder: Path) -> Path | None:
+    """The folder a version was unpacked into (``vN-RANDOM``, the first part of ``path`` under
+    ``team_folder``), or ``None`` if ``path`` is not under it."""
+    try:
+        return team_folder / path.relative_to(team_folder).parts[0]
+    except (ValueError, IndexError):
+        return None
 
 
 def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tuple[SeasonTeam, Submission]]]:

@@ -62,6 +62,8 @@ def _retired_at(connection: Connection) -> None:
     # (step 5 makes the seasons' tables as they are now, so a database from before it has it)
     if "retired_at" not in {column["name"] for column in inspect(connection).get_columns("submissions")}:
         connection.exec_driver_sql("ALTER TABLE submissions ADD COLUMN retired_at FLOAT")
+    # versions retired before: their days before their files go count from now
+    connection.execute(update(Submission).where(Submission.status == "retired").values(retired_at=time.time()))
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [

@@ -349,7 +349,12 @@ class Polled:
             at, value = self.values.get(key, (float("-inf"), None))
             now = time.monotonic()
             if now - at >= POLL:
-                value = await asyncio.to_thread(self.read, key)
+                try:
+                    value = await asyncio.to_thread(self.read, key)
+                except BaseException:
+                    if key not in self.values:  # nothing to keep of a key that is not there
+                        self.locks.pop(key, None)
+                    raise
                 self.values[key] = (time.monotonic(), value)
                 if len(self.values) > 64:  # what no stream has asked for in a while goes
                     for old in [k for k, (when, _) in self.values.items() if now - when > 60 * POLL]:
