@@ -216,6 +216,11 @@ def test_a_second_move_sent_before_the_bots_answer_is_refused_not_queued():
         table.act("move", "0")
     assert before["legal"] and not after["legal"] and after["version"] > before["version"]
     assert table.feed.readline() == "4\n" and table.feed.lines.empty()  # one move queued
+    for word in ("help", "moves", "undo", "9", "4"):  # a word the player takes as a command would leave the turn stuck
+        table.to_move(game.initial_state().play(4).play(0))
+        with pytest.raises(PlayError, match="is not a legal move here"):
+            table.act("move", word)
+        assert table.snapshot()["legal"]
     table.notices.write("x to move (ply 1) > cell 4 is taken; try again ('help' lists the commands)\n")
     assert table.snapshot()["legal"]  # refused by the game: the person moves again
 

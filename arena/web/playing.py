@@ -208,6 +208,12 @@ class BrowserGame(Watcher):
             with self.changes:  # taken at once: a second move before the bot's answer is not queued
                 if not self.waiting:
                     raise PlayError("it is not your turn")
+                try:  # a legal move only: a command's word ("help", "undo") is not one, and would stick
+                    legal = self.game.parse_move(move) in self.state.legal_moves()
+                except ValueError:
+                    legal = False
+                if not legal:
+                    raise PlayError(f"{move!r} is not a legal move here")
                 self.waiting = False
             self.feed.send(move)
             self._changed()
