@@ -260,6 +260,7 @@ def played(moves: list[int], **fields) -> str:
         (played([0]).replace('"game_id": 1', '"game_id": 7'), "game 7 was not given to it"),
         (played([0]).replace("[[0, ", "[[5, "), "5: a seat, 0 or 1"),
         ('{"game_id": 1}', "not an object with a game record's fields"),
+        (played([0, 3, 1, 4, 2], winner=0, started_at=1e300, finished_at=1e300), "its times are not those of a game"),
         ("[" * 100_000, "not JSON"),
     ],
 )

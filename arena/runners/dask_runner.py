@@ -202,7 +202,14 @@ class DaskRunner:
                 jobs = given.pop(future)
                 if future.status != "finished":
                     raise self._failure(jobs, future)
-                address, texts = future.result()
+                try:
+                    address, texts = future.result()
+                    if not isinstance(texts, (list, tuple)):
+                        raise TypeError("its records are not a list")
+                except (TypeError, ValueError) as error:  # not what play_on_node returns: not data, or not its shape
+                    raise RunnerError(
+                        f"a node sent a result for games {jobs[0].game_id}… that is not one: {_said(error)}"
+                    ) from None
                 records = [checked(text, jobs, str(address)) for text in texts]
                 played += len(records)
                 seconds += sum(max(0.0, r.finished_at - r.started_at) for r in records)
@@ -294,6 +301,10 @@ def checked(text: object, jobs: list[GameJob], node: str) -> GameRecord:
             raise BadRecord(f"a {record.termination.value} with no offender")
         else:
             outcome = state.forfeit_outcome(record.offender)
+        if not 0.0 <= record.started_at <= record.finished_at <= time.time() + 86400:
+            raise BadRecord(
+                f"its times are not those of a game played: {record.started_at!r} to {record.finished_at!r}"
+            )
         result = (None, None) if outcome is None else (outcome.winner, outcome.points)
         points = None if record.points is None else tuple(map(float, record.points))
         if (record.winner, points) != (result[0], None if result[1] is None else tuple(map(float, result[1]))):
