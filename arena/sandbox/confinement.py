@@ -32,6 +32,9 @@ def confinement(spec: BotSpec) -> dict[str, Any]:
         "file_size_mb": spec.file_size_mb,
         "read": readable(spec, kind_of(spec.kind).command(spec, None)),
         "open_": not spec.sandbox,
+        # a command bot may start programs that read their own /proc/self (a shell starting
+        # Java finds its libraries through /proc/self/exe): it keeps the machine's /proc
+        "own_proc": spec.kind != "command",
     }
 
 
@@ -55,4 +58,6 @@ def confined_argv(
         limits += ["--cgroup", path]
     if not settings.get("shared_memory", True):
         limits.append("--no-shared-memory")
+    if settings.get("own_proc"):
+        limits.append("--own-proc")
     return [sys.executable, "-I", "-S", WRAPPER, *limits, "--", *kind_of(spec.kind).command(spec, game)]

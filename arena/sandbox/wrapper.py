@@ -129,11 +129,12 @@ def _mount(source: str, target: str, kind: str | None, flags: int, options: byte
         raise OSError(error, f"mount {target}: {os.strerror(error)}")
 
 
-def own_proc() -> bool:
+def private_proc() -> bool:
     """Cover ``/proc`` (in the mount namespace ``isolate`` made) with a read-only one that shows
     this process and the system-wide files a program reads (``PROC_FILES``) but no other
     process: no other bot's or user's command line, environment or files. Needs the working
-    folder of ``bound_folder`` (the real ``/proc`` is bound there for a moment). The bot's own
+    folder of ``bound_folder`` (the real ``/proc`` is bound there for a moment, and must be gone
+    from it before the bot runs: ``SandboxError`` if it cannot be taken away). The bot's own
     children see its entries as ``/proc/self``. ``False`` if the system refuses (``/proc`` is
     then left as it was)."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -147,12 +148,17 @@ def own_proc() -> bool:
             source, target = os.path.join(old, name), os.path.join("/proc", name)
             if os.path.islink(source):
                 os.symlink(os.readlink(source), target)  # self, thread-self: this process, as before
-            elif os.path.isdir(source):
+                continue
+            if os.path.isdir(source):
                 os.mkdir(target)
                 _mount(source, target, None, _MS_BIND | _MS_REC)
             elif os.path.exists(source):
                 open(target, "w").close()
                 _mount(source, target, None, _MS_BIND)
+            else:
+                continue
+            read_only = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+            libc.mount(None, target.encode(), None, read_only, None)  # (Landlock refuses writes anyway)
         _mount("arena-proc", "/proc", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
         return True
     except OSError:
@@ -160,11 +166,12 @@ def own_proc() -> bool:
             libc.umount2(b"/proc", _MNT_DETACH)
         return False
     finally:
-        libc.umount2(old.encode(), _MNT_DETACH)
-        try:
-            os.rmdir(old)
-        except OSError:
-            pass
+        if os.path.isdir(old):
+            libc.umount2(old.encode(), _MNT_DETACH)
+            try:
+                os.rmdir(old)
+            except OSError as error:  # still there, the whole /proc in the bot's own folder: it must not run
+                raise SandboxError(f"cannot take the machine's /proc out of the working folder: {error}") from None
 
 
 def confine(
@@ -175,11 +182,14 @@ def confine(
     open_: bool = False,
     cgroups: list[str] | None = None,
     shared_memory: bool = True,
+    own_proc: bool = False,
 ) -> None:
     """Confine this process (see the module's docstring) and say on stderr what was enforced.
 
     ``cgroups``: the control groups to join (``SandboxError`` if that fails); ``shared_memory``
-    False refuses the shared memory that no memory cgroup counts (``arena/sandbox/seccomp.py``)."""
+    False refuses the shared memory that no memory cgroup counts (``arena/sandbox/seccomp.py``);
+    ``own_proc``: a ``/proc`` with no other process (``private_proc``; not for a command bot,
+    whose children would see its entries as theirs)."""
     join_cgroups(cgroups or [])
     set_limits(memory_mb, file_size_mb)
     if parent_pid is not None:
@@ -197,7 +207,9 @@ def confine(
             space = SPACE_FILES * file_size_mb if file_size_mb else SPACE_MB
             bounded = bound_folder(space)
             enforced.append(f"working folder {space} MB" if bounded else "working folder unbounded")
-            enforced.append("no other process in /proc" if bounded and own_proc() else "other processes in /proc")
+            if own_proc:
+                hidden = bounded and private_proc()
+                enforced.append("no other process in /proc" if hidden else "other processes in /proc")
         else:
             enforced.append("namespaces unavailable")
         try:
@@ -232,6 +244,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--open", action="store_true", help="no namespaces, no Landlock")
     parser.add_argument("--cgroup", action="append", default=[], help="a cgroup.procs file to join")
     parser.add_argument("--no-shared-memory", action="store_true", help="refuse uncounted shared memory")
+    parser.add_argument("--own-proc", action="store_true", help="a /proc with no other process")
     options = parser.parse_args(argv[:split])
     command = argv[split + 1 :]
     if not command:
@@ -245,6 +258,7 @@ def main(argv: list[str] | None = None) -> None:
             options.open,
             options.cgroup,
             not options.no_shared_memory,
+            options.own_proc,
         )
     except SandboxError as error:
         sys.stderr.write(f"arena sandbox: {error}\n")
