@@ -406,3 +406,11 @@ def test_a_cluster_with_a_bad_address_or_half_its_tls_files_is_refused():
     assert said[0].startswith("  cluster.address: String should match pattern")
     said = problems("name: t\ngame: tictactoe\ncluster: {address: tls://head:8786, tls_cert: c.pem}\n" + TWO_BOTS)
     assert said == ["  cluster: give tls_ca_file, tls_cert and tls_key together, or none of them"]
+
+
+def test_a_refused_run_leaves_none_of_the_folders_it_made_for_its_database(tmp_path):
+    (tmp_path / "t.yaml").write_text("name: t\ngame: tictactoe\nteams:\n  a: ghost\n  b: {module: bots.randombot}\n")
+    database = tmp_path / "season" / "2026" / "db" / "arena.sqlite3"
+    result = arena_here("run", "t.yaml", "--db", f"sqlite:///{database}", cwd=tmp_path)
+    assert result.returncode == 2 and "nothing was stored or played" in result.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["t.yaml"]

@@ -79,7 +79,7 @@ def run_lock(url: str, name: str) -> Iterator[str]:
         yield ""
         return
     lock_path = Path(f"{parsed.database}.{derive_seed(name):x}.lock")
-    made = not lock_path.parent.exists()
+    made = [folder for folder in (lock_path.parent, *lock_path.parent.parents) if not folder.exists()]
     make_folder(lock_path.parent)
     fd, holder = _take_lock(lock_path, name)
     try:
@@ -95,11 +95,11 @@ def run_lock(url: str, name: str) -> Iterator[str]:
         except OSError:
             pass
         os.close(fd)
-        if made:  # a run refused before it stored anything leaves no empty folder behind
+        for folder in made:  # a run refused before it stored anything leaves no empty folder behind
             try:
-                lock_path.parent.rmdir()
+                folder.rmdir()
             except OSError:
-                pass  # not empty: the run stored its database there
+                break  # not empty: the run stored its database there
 
 
 @contextmanager
