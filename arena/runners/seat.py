@@ -23,7 +23,7 @@ from arena.core.timing import Limit, SeatClock, TimeControl, Usage
 from arena.entrants.kinds import kind_of
 from arena.games import Game, State
 from arena.sandbox import procfs
-from arena.sandbox.process import BotProcess
+from arena.sandbox.process import BotProcess, Mark
 
 if TYPE_CHECKING:
     from arena.runners.worker import GameWorker
@@ -123,8 +123,9 @@ class BotPlayer(Player):
         process = self.process
         assert process is not None
         try:
-            self._check_rest("while not its turn")
-            line, usage = process.exchange(request, limit)
+            mark = process.mark()  # one look at its clocks: the end of its rest, the start of its turn
+            self._check_rest("while not its turn", mark)
+            line, usage = process.exchange(request, limit, mark)
             message = _parse(line, expected)
         except BotFault as fault:
             raise self._fault(fault) from None
@@ -132,16 +133,17 @@ class BotPlayer(Player):
             termination = ERROR_KINDS.get(message["kind"], Termination.CRASH)
             raise self._fault(BotFault(termination, message["message"]))
         self._check_children()
-        cpu = process.cpu_time()
-        self._rest = None if cpu is None else (cpu, time.monotonic())
+        assert process.last is not None
+        answered, cpu, _ = process.last  # its rest starts with its answer
+        self._rest = None if cpu is None else (cpu, answered)
         return message, usage
 
-    def _check_rest(self, when: str) -> None:
+    def _check_rest(self, when: str, mark: Mark | None = None) -> None:
         """``BotFault`` if the bot's processes used more than their allowance of CPU since its
-        last answer (or the end of its last game)."""
+        last answer (or the end of its last game), up to ``mark`` (else now)."""
         if self._rest is None or self.process is None:
             return
-        cpu, now = self.process.cpu_time(), time.monotonic()
+        now, cpu = (mark[0], mark[1]) if mark else (time.monotonic(), self.process.cpu_time())
         if cpu is None:
             return
         start_cpu, start = self._rest

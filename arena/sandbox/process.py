@@ -42,6 +42,8 @@ from arena.sandbox.procfs import (
 STDERR_TAIL = 8 * 1024
 #: seconds a bot's full input pipe may stay full before the bot counts as not reading it
 SEND_TIMEOUT = 1.0
+#: a moment as a request's cost is counted: (wall, the bot's CPU time or None, the waits for a CPU)
+Mark = tuple[float, float | None, float]
 
 
 class StderrTail:
@@ -167,6 +169,7 @@ class BotProcess:
         self._buffer = bytearray()
         self._clock = cpu_clock(self.pid)
         self._schedstat = Schedstat(f"/proc/{self.pid}/schedstat")
+        self.last: Mark | None = None  # the mark of its last answer (``exchange``)
         self.stderr = StderrTail(self._err)
         self.killed_by_us = False
         self._namespace: str | None = None
@@ -204,11 +207,13 @@ class BotProcess:
                 return found
         return self._schedstat.waited()
 
-    def _mark(self) -> tuple[float, float | None, float]:
+    def mark(self) -> Mark:
+        """Now, as a request's cost is counted from: (wall, the bot's CPU time, its and the
+        harness's waits for a CPU)."""
         return time.monotonic(), self.cpu_time(), self.waited() + harness_waited()
 
-    def _since(self, mark: tuple[float, float | None, float]) -> Usage:
-        wall, cpu, waited = self._mark()
+    def _since(self, mark: Mark, end: Mark | None = None) -> Usage:
+        wall, cpu, waited = end or self.mark()
         return Usage(wall - mark[0], None if cpu is None or mark[1] is None else cpu - mark[1], waited - mark[2])
 
     def children(self, every_thread: bool = False) -> list[int]:
@@ -257,14 +262,16 @@ class BotProcess:
             writable.register(self._in, select.POLLOUT)
             writable.poll(max(1, int((deadline - now) * 1000)))
 
-    def exchange(self, data: bytes, limit: Limit | None) -> tuple[bytes, Usage]:
+    def exchange(self, data: bytes, limit: Limit | None, mark: Mark | None = None) -> tuple[bytes, Usage]:
         """Send a request and wait for its reply line under ``limit`` (``None``: no limit); the
-        line and what the request cost. A reply charged more than its limit (a bot with several
-        threads on the cpu clock) is late too."""
-        mark = self._mark()
+        line and what the request cost, counted from ``mark`` (taken just before, by the caller
+        that looked at the bot then; else now), to ``last``, the mark of its answer. A reply
+        charged more than its limit (a bot with several threads on the cpu clock) is late too."""
+        mark = mark or self.mark()
         self.send(data)
         line = self._receive(limit, mark)
-        usage = self._since(mark)
+        self.last = self.mark()
+        usage = self._since(mark, self.last)
         if limit is not None and usage.charged(limit.clock) > limit.total:
             self.kill()
             raise BotFault(Termination.TIMEOUT, limit.late(usage))
@@ -273,9 +280,9 @@ class BotProcess:
     def receive(self, timeout: float | Limit | None) -> bytes:
         """The next line the bot writes, within ``timeout`` (seconds of wall time, or a ``Limit``)."""
         limit = Limit(timeout, grace=0.0) if isinstance(timeout, (int, float)) else timeout
-        return self._receive(limit, self._mark())
+        return self._receive(limit, self.mark())
 
-    def _receive(self, limit: Limit | None, mark: tuple[float, float | None, float]) -> bytes:
+    def _receive(self, limit: Limit | None, mark: Mark) -> bytes:
         buffer = self._buffer
         check = None if limit is None else mark[0] + limit.first_check(self._cpus)
         while True:
