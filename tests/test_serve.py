@@ -129,27 +129,33 @@ def test_live_streams_past_the_servers_bound_are_a_503_to_retry(league_url):
     assert "live pages already" in answer.json()["error"] and page.status_code == 200
 
 
-def test_streams_asked_for_at_once_cannot_pass_the_bound_together(league_url):
-    # a stream counted only from its first event let 300 of 300 asked for at once past a bound of 256
+def hold_streams(base: str, count: int, seconds: float) -> list[int]:
+    """The statuses of ``count`` streams of ``/t/1/events`` asked for at once, each accepted one
+    held open ``seconds``."""
     import asyncio
-    import time
 
-    app = build(league_url, play=False)
-    app.settings.max_streams = 4
-
-    async def ask(base: str, count: int) -> list[int]:
+    async def ask() -> list[int]:
         async with httpx.AsyncClient(base_url=base, timeout=30) as web:
 
             async def one() -> int:
                 async with web.stream("GET", "/t/1/events") as answer:
                     if answer.status_code == 200:
-                        await asyncio.sleep(1.0)  # held open while the others ask
+                        await asyncio.sleep(seconds)
                     return answer.status_code
 
             return list(await asyncio.gather(*(one() for _ in range(count))))
 
+    return asyncio.run(ask())
+
+
+def test_streams_asked_for_at_once_cannot_pass_the_bound_together(league_url):
+    # a stream counted only from its first event let 300 of 300 asked for at once past a bound of 256
+    import time
+
+    app = build(league_url, play=False)
+    app.settings.max_streams = 4
     with serving(app) as base:
-        statuses = asyncio.run(ask(base, 20))
+        statuses = hold_streams(base, 20, 1.0)  # each held open while the others ask
         deadline = time.monotonic() + 30
         while app.settings.streams and time.monotonic() < deadline:  # each closed stream is counted out
             time.sleep(0.05)
@@ -160,27 +166,14 @@ def test_streams_asked_for_at_once_cannot_pass_the_bound_together(league_url):
 
 def test_many_streams_of_one_tournament_read_the_database_as_one(league_url, monkeypatch):
     # each stream once read the database itself every 0.2 s: 256 of them slowed every page past 1 s
-    import asyncio
-
     from arena.web.site import Site
 
     reads = []
     real = Site.stamp
     monkeypatch.setattr(Site, "stamp", lambda self, tid: reads.append(tid) or real(self, tid))
     app = build(league_url, play=False)
-
-    async def follow(base: str, count: int, seconds: float) -> list[int]:
-        async with httpx.AsyncClient(base_url=base, timeout=30) as web:
-
-            async def one() -> int:
-                async with web.stream("GET", "/t/1/events") as answer:
-                    await asyncio.sleep(seconds)
-                    return answer.status_code
-
-            return list(await asyncio.gather(*(one() for _ in range(count))))
-
     with serving(app) as base:
-        statuses = asyncio.run(follow(base, 30, 2.0))
+        statuses = hold_streams(base, 30, 2.0)
     assert statuses == [200] * 30
     assert len(reads) <= 2.5 / 0.2 + 2  # one read a poll, not one a stream (30 x 10 before)
 
