@@ -1,4 +1,6 @@
-"""The games and their registry: ``get_game(name, **params)`` finds one by name."""
+"""The games and their registry: ``get_game(name, **params)`` finds one by name (arena's own,
+then those installed packages offer), ``get_game_from_spec`` one from its stored spec (a user's
+game from its module, checked by its hash: arena/games/loading.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +8,10 @@ import importlib
 from typing import Any
 
 from arena.games.base import (
+    CHANCE,
     DRAW,
     RESULTS,
+    SIMULTANEOUS,
     WIN,
     Game,
     GameParameterError,
@@ -20,9 +24,11 @@ from arena.games.base import (
 )
 
 __all__ = [
+    "CHANCE",
     "DRAW",
     "GAMES",
     "RESULTS",
+    "SIMULTANEOUS",
     "WIN",
     "Game",
     "GameParameterError",
@@ -32,6 +38,7 @@ __all__ = [
     "Outcome",
     "State",
     "UnknownGameError",
+    "class_from_spec",
     "game_class",
     "get_game",
     "get_game_from_spec",
@@ -47,11 +54,19 @@ GAMES: dict[str, str] = {
 
 
 def game_class(name: str) -> type[Game]:
-    """The class of the game registered as ``name``."""
-    try:
-        target = GAMES[name]
-    except (KeyError, TypeError):
-        raise UnknownGameError(f"unknown game {name!r}; the games are: {', '.join(sorted(GAMES))}") from None
+    """The class of the game registered as ``name``: one of arena's, or one an installed package
+    offers (the ``arena.games`` entry points)."""
+    target = GAMES.get(name) if isinstance(name, str) else None
+    if target is None:
+        from arena.games.loading import installed_source, load_class
+
+        source = installed_source(name) if isinstance(name, str) else None
+        if source is None:
+            raise UnknownGameError(
+                f"unknown game {name!r}; the games are: {', '.join(sorted(GAMES))} (a game of your own: "
+                "game: {module: path/to/game.py})"
+            )
+        return load_class(source)
     module, _, cls = target.partition(":")
     found: type[Game] = getattr(importlib.import_module(module), cls)
     return found
@@ -63,5 +78,19 @@ def get_game(name: str, **params: Any) -> Game:
 
 
 def get_game_from_spec(spec: dict[str, Any]) -> Game:
-    """The game described by ``Game.spec()`` data."""
+    """The game described by ``Game.spec()`` data (a user's game: loaded from its module, which
+    must still have the code it had when the spec was made)."""
+    if spec.get("module"):
+        from arena.games.loading import load_game
+
+        return load_game(spec, spec.get("params", {}))
     return get_game(spec["name"], **spec.get("params", {}))
+
+
+def class_from_spec(spec: dict[str, Any]) -> type[Game]:
+    """The class of the game ``spec`` describes (a stored tournament's ``game``)."""
+    if spec.get("module"):
+        from arena.games.loading import load_class
+
+        return load_class(spec)
+    return game_class(spec["name"])

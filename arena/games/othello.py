@@ -221,6 +221,10 @@ class Othello(Game):
             "top-left corner (e.g. 'd3'), or 'pass' when there is no placement"
         )
 
+    def max_length(self) -> int:
+        """Every square filled, and a pass before each placement at the most."""
+        return 2 * self.size * self.size
+
     def initial_state(self) -> OthelloState:
         if self.opening_squares:
             return OthelloState(self, 0, 0, 0, 0, None)

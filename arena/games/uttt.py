@@ -31,6 +31,7 @@ class UltimateTicTacToe(Game):
     with more small boards won (equal counts still draw)."""
 
     name = "uttt"
+    MAX_LENGTH = 81
     PARAMETERS: ClassVar[Mapping[str, tuple[Any, tuple[Any, ...]]]] = {"tiebreak": ("none", ("none", "boards"))}
     NOTATION = (
         "a move is 'B C': the small board B and the cell C inside it, each 0-8 row by row "
