@@ -133,7 +133,7 @@ def delays(url: str, base: str, count: int) -> tuple[list[float], list[float]]:
     assert folder is not None
     writer = LiveMoves(folder, game_id, after=0.0)
     state, rng = game.initial_state(), random.Random(1)
-    writer.to_move(state)
+    writer.to_move(state, state.to_move)
     move_delays, game_delays = [], []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])

@@ -22,12 +22,12 @@ def test_each_move_is_in_the_file_as_soon_as_it_is_played(tmp_path):
     game = get_game("tictactoe")
     watch = LiveMoves(tmp_path / "live", 7, after=0.0)
     state = game.initial_state()
-    watch.to_move(state)
+    watch.to_move(state, state.to_move)
     assert read_live(tmp_path / "live", 7) is None  # nothing played yet
     for seat, move in ((0, "4"), (1, "0")):
         state = state.play(game.parse_move(move))
         watch.moved(state, MoveRecord(seat, move, 1.5, None))
-        watch.to_move(state)
+        watch.to_move(state, state.to_move)
     assert read_live(tmp_path / "live", 7) == [(0, "4", 1.5), (1, "0", 1.5)]
     watch.close()
 
@@ -36,7 +36,7 @@ def test_a_game_over_before_it_could_be_watched_writes_no_file(tmp_path):
     game = get_game("tictactoe")
     watch = LiveMoves(tmp_path, 1, after=60.0)
     state = game.initial_state()
-    watch.to_move(state)
+    watch.to_move(state, state.to_move)
     watch.moved(state.play(4), MoveRecord(0, "4", 0.01, None))
     watch.close()
     assert list(tmp_path.iterdir()) == []
@@ -46,7 +46,7 @@ def test_a_game_that_lasts_writes_the_moves_held_back_at_its_next_move(tmp_path)
     game = get_game("tictactoe")
     watch = LiveMoves(tmp_path, 1, after=0.05)
     state = game.initial_state()
-    watch.to_move(state)
+    watch.to_move(state, state.to_move)
     state = state.play(4)
     watch.moved(state, MoveRecord(0, "4", 0.01, None))
     assert read_live(tmp_path, 1) is None
@@ -70,7 +70,7 @@ def test_a_folder_that_cannot_be_made_never_stops_the_game(tmp_path):
     blocker.write_text("")
     watch = LiveMoves(blocker / "live", 1, after=0.0)  # a folder inside a file
     game = get_game("tictactoe")
-    watch.to_move(game.initial_state())
+    watch.to_move(game.initial_state(), 0)
     assert watch.moved(game.initial_state().play(4), MoveRecord(0, "4", 1.0, None)) is True
     assert watch.broken
 

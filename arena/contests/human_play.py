@@ -203,9 +203,9 @@ class Timing(Watcher):
     def __init__(self, human: HumanPlayer, then: Watcher | None = None) -> None:
         self.human, self.then = human, then
 
-    def to_move(self, state: State) -> None:
+    def to_move(self, state: State, seat: int) -> None:
         if self.then is not None:
-            self.then.to_move(state)
+            self.then.to_move(state, seat)
 
     def moved(self, state: State, move: MoveRecord) -> bool:
         if move.seat != self.human.seat:

@@ -109,8 +109,8 @@ class _Watch(Watcher):
         self.progress = progress
         self.moves = 0
 
-    def to_move(self, state: State) -> None:
-        if state.to_move == self.seat:
+    def to_move(self, state: State, seat: int) -> None:
+        if seat == self.seat:
             self.progress.thinking(self.moves + 1)
 
     def moved(self, state: State, move: MoveRecord) -> bool:

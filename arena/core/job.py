@@ -30,7 +30,8 @@ class GameJob:
 
     game_id: int
     game: dict[str, Any]
-    bots: tuple[BotSpec, BotSpec]
+    #: the bot of each seat, in seat order
+    bots: tuple[BotSpec, ...]
     seed: int
     control: TimeControl
 

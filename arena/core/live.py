@@ -65,7 +65,7 @@ class LiveMoves(Watcher):
         self.file: IO[str] | None = None
         self.broken = False
 
-    def to_move(self, state: State) -> None:
+    def to_move(self, state: State, seat: int) -> None:
         if self.started is None:
             self.started = time.monotonic()
 

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from arena.core.timing import TimeControl
 
 VERSION = 1
+#: the version games other than arena's classic four are played with: ``new_game`` names the
+#: seats, a move request carries the seat's view, the seats acting and its legal moves, and
+#: ``game_over`` the returns (``Game.PROTOCOL``; docs/protocol.md)
+VERSION_2 = 2
 #: the longest line a bot may send; anything longer is a protocol error
 MAX_LINE = 64 * 1024
 #: the deepest a reply may nest arrays and objects; deeper is a protocol error (Python's JSON
@@ -45,19 +49,29 @@ def encode(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
-def new_game(game: dict[str, Any], seat: int, seed: int, control: TimeControl, pace: float | None = None) -> bytes:
+def new_game(
+    game: dict[str, Any],
+    seat: int,
+    seed: int,
+    control: TimeControl,
+    pace: float | None = None,
+    players: int | None = None,
+) -> bytes:
     """Start a game: which game, which seat the bot plays, its seed and the time control (and
-    for arena's Python host under a cpu clock, the bot's measured ``pace``)."""
+    for arena's Python host under a cpu clock, the bot's measured ``pace``). With ``players``
+    (version 2), the number of seats too."""
     sent = {"move": control.move, "bank": control.bank, "increment": control.increment, "clock": control.clock}
-    message = {
+    message: dict[str, Any] = {
         "type": "new_game",
-        "protocol": VERSION,
+        "protocol": VERSION if players is None else VERSION_2,
         "game": game,
         "seat": seat,
         "seed": seed,
         "move_time": control.move,
         "time_control": sent,
     }
+    if players is not None:
+        message["players"] = players
     if pace is not None:
         message["pace"] = pace
     return encode(message)
@@ -71,9 +85,38 @@ def move_request(
     return encode({"type": "move", "ply": ply, "moves": moves, "time": time, "clock": clock, "bank": bank})
 
 
-def game_over(moves: list[str], winner: int | None, termination: str) -> bytes:
-    """Tell the bot how the game ended (no reply expected)."""
-    return encode({"type": "game_over", "moves": moves, "winner": winner, "termination": termination})
+def move_request_2(
+    ply: int,
+    moves: list[str] | None,
+    view: dict[str, Any],
+    acting: list[int],
+    legal: list[str],
+    time: float | None,
+    clock: str = "wall",
+    bank: float | None = None,
+) -> bytes:
+    """Ask for a move (version 2): as ``move_request``, with the bot's ``view`` of the state,
+    the seats ``acting`` now and its ``legal`` moves; ``moves`` is ``None`` (not sent) in a game
+    with hidden information, where a seat is never told the others' moves."""
+    message: dict[str, Any] = {"type": "move", "ply": ply}
+    if moves is not None:
+        message["moves"] = moves
+    message.update(view=view, acting=acting, legal=legal, time=time, clock=clock, bank=bank)
+    return encode(message)
+
+
+def game_over(
+    moves: list[str] | None, winner: int | None, termination: str, returns: list[float] | None = None
+) -> bytes:
+    """Tell the bot how the game ended (no reply expected); version 2 adds each seat's
+    ``returns`` (and sends no ``moves`` in a game with hidden information)."""
+    message: dict[str, Any] = {"type": "game_over"}
+    if moves is not None:
+        message["moves"] = moves
+    message.update(winner=winner, termination=termination)
+    if returns is not None:
+        message["returns"] = returns
+    return encode(message)
 
 
 QUIT = encode({"type": "quit"})

@@ -53,6 +53,7 @@ class MoveRecord:
     clock cut its search short of the bot's own budget (the bot says so: a busy machine may
     have changed the move)."""
 
+    #: the seat that played it, or ``CHANCE`` (-1) for an outcome the game drew
     seat: int
     move: str
     wall_ms: float
@@ -69,11 +70,12 @@ class GameRecord:
     game_id: int
     moves: list[MoveRecord] = field(default_factory=list)
     winner: int | None = None
-    points: tuple[float, float] | None = None
+    #: what each seat scored as the game reports it (xtreme's course points; a game's returns)
+    points: tuple[float, ...] | None = None
     termination: Termination = Termination.NORMAL
     offender: int | None = None
     detail: str | None = None
-    stderr: tuple[str, str] = ("", "")
+    stderr: tuple[str, ...] = ("", "")
     started_at: float = 0.0
     finished_at: float = 0.0
     voided: str | None = None
@@ -90,8 +92,8 @@ class BadRecord(ValueError):
     """Data that is not a game record (a cluster node sent it): the message says what is wrong."""
 
 
-#: the most a record from elsewhere may hold: moves, and characters of a text
-MAX_MOVES, MAX_TEXT = 100_000, 1 << 20
+#: the most a record from elsewhere may hold: moves, seats, and characters of a text
+MAX_MOVES, MAX_SEATS, MAX_TEXT = 100_000, 64, 1 << 20
 
 
 def record_to_json(record: GameRecord) -> str:
@@ -113,14 +115,14 @@ def record_from_json(text: str) -> GameRecord:
         raise BadRecord("not an object with a game record's fields")
     try:
         moves = [_move(move) for move in _bounded(data["moves"], list, MAX_MOVES)]
+        stderr = tuple(_text(s) for s in _bounded(data["stderr"], list, MAX_SEATS))
+        if len(stderr) < 1:
+            raise BadRecord("stderr: a text for each seat")
         points = data["points"]
         if points is not None:
-            points = tuple(_number(p) for p in _bounded(points, list, 2))
-            if len(points) != 2:
-                raise BadRecord("points: two numbers")
-        stderr = tuple(_text(s) for s in _bounded(data["stderr"], list, 2))
-        if len(stderr) != 2:
-            raise BadRecord("stderr: two texts")
+            points = tuple(_number(p) for p in _bounded(points, list, MAX_SEATS))
+            if len(points) != len(stderr):
+                raise BadRecord("points: a number for each seat")
         return GameRecord(
             game_id=_integer(data["game_id"]),
             moves=moves,
@@ -147,7 +149,7 @@ def _move(data: Any) -> MoveRecord:
     if not isinstance(cut, bool):
         raise BadRecord("a move's cut: true or false")
     numbers = (_number(wall_ms), _number(cpu_ms, optional=True), _number(wait_ms, optional=True))
-    return MoveRecord(_seat(seat), _text(move, limit=200), *numbers, cut=cut)
+    return MoveRecord(-1 if seat == -1 else _seat(seat), _text(move, limit=200), *numbers, cut=cut)
 
 
 def _bounded(value: Any, kind: type[list[Any]] | type[str], limit: int) -> Any:
@@ -165,8 +167,8 @@ def _integer(value: Any) -> int:
 def _seat(value: Any, optional: bool = False) -> Any:
     if value is None and optional:
         return None
-    if _integer(value) not in (0, 1):
-        raise BadRecord(f"{value!r}: a seat, 0 or 1")
+    if not 0 <= _integer(value) < MAX_SEATS:
+        raise BadRecord(f"{value!r}: a seat, 0 to {MAX_SEATS - 1}")
     return value
 
 

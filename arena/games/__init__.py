@@ -21,6 +21,7 @@ from arena.games.base import (
     Outcome,
     State,
     UnknownGameError,
+    View,
 )
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Outcome",
     "State",
     "UnknownGameError",
+    "View",
     "class_from_spec",
     "game_class",
     "get_game",

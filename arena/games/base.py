@@ -125,6 +125,10 @@ class Game(ABC):
     #: whether a seat may not know all of the state (cards in hand, hidden dice): then a seat is
     #: told only its ``State.view`` and never the moves of the others
     HIDDEN: ClassVar[bool] = False
+    #: the version of the line protocol its bots are spoken to in (docs/protocol.md): 2 tells a
+    #: bot the seats, its view and its legal moves; 1, for two seats taking turns with nothing
+    #: hidden and no chance, only the moves (arena's four games, and every bot written for them)
+    PROTOCOL: ClassVar[int] = 2
     #: what the seats are called (first the one that moves first), and their one-letter marks
     #: (a game of more than two seats may leave them: its seats are then called ``p1``, ``p2``...)
     SEATS: ClassVar[tuple[str, ...]] = ("x", "o")
@@ -428,6 +432,54 @@ class State(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} ply={self.ply} to_move={self.to_move}>"
+
+
+class View:
+    """What a Python bot is given to move on where it may not see the whole state: in a game
+    with hidden information (``data`` is its seat's ``State.view``, all it knows), or at a
+    simultaneous step (then ``state`` is the whole state too, for a bot that searches). Its
+    ``legal_moves()`` are the bot's own."""
+
+    __slots__ = ("_legal", "acting", "data", "game", "ply", "seat", "state")
+
+    def __init__(
+        self,
+        game: Game,
+        seat: int,
+        data: dict[str, Any],
+        legal: list[Move],
+        acting: Sequence[int],
+        ply: int,
+        state: State | None = None,
+    ) -> None:
+        self.game = game
+        self.seat = seat
+        self.data = data
+        self._legal = legal
+        self.acting = tuple(acting)
+        self.ply = ply
+        self.state = state
+
+    @property
+    def to_move(self) -> int:
+        """The seat the bot plays (it is asked to move)."""
+        return self.seat
+
+    @property
+    def is_terminal(self) -> bool:
+        """Never: a bot is only asked to move while the game goes on."""
+        return False
+
+    def legal_moves(self) -> list[Move]:
+        """The bot's legal moves, in increasing order."""
+        return list(self._legal)
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` is one of the bot's legal moves."""
+        return move in self._legal
+
+    def __repr__(self) -> str:
+        return f"<View of seat {self.seat} ply={self.ply}>"
 
 
 #: ``ResultState._result`` while the game goes on, and for a draw (else: the winning seat)

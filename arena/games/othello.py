@@ -199,6 +199,7 @@ class Othello(Game):
     """Othello: bracket lines of opponent discs to flip them; the most discs at the end wins."""
 
     name = "othello"
+    PROTOCOL = 1
     SEATS = ("black", "white")
     MARKS = "bw"
     PARAMETERS: ClassVar[Mapping[str, tuple[Any, tuple[Any, ...]]]] = {

@@ -61,6 +61,7 @@ class TicTacToe(Game):
     """Tic-tac-toe: three in a row wins, a full board without a line is a draw."""
 
     name = "tictactoe"
+    PROTOCOL = 1
     MAX_LENGTH = 9
     NOTATION = "a move is the cell index 0-8, row by row (e.g. '4' for the centre)"
 

@@ -31,6 +31,7 @@ class UltimateTicTacToe(Game):
     with more small boards won (equal counts still draw)."""
 
     name = "uttt"
+    PROTOCOL = 1
     MAX_LENGTH = 81
     PARAMETERS: ClassVar[Mapping[str, tuple[Any, tuple[Any, ...]]]] = {"tiebreak": ("none", ("none", "boards"))}
     NOTATION = (

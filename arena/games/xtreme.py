@@ -48,6 +48,7 @@ class Xtreme(Game):
     """Xtreme tic-tac-toe: two big boards, correspondence to either, bonus moves, course points."""
 
     name = "xtreme"
+    PROTOCOL = 1
     MAX_LENGTH = 162
     NOTATION = (
         "a move is 'k row col': big board k (0-1), then row and column 0-8 on its "

@@ -51,6 +51,7 @@ class Host:
         self.bot: Any = None
         self.ended: Any = None  # the last game's bot, freed when the next game starts
         self.state: Any = None
+        self.seat = 0
         self.pace: float | None = None
 
     def new_game(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -69,7 +70,9 @@ class Host:
         # so that it draws what a make_bot bot would, and a game plays the same again
         random.seed(message["seed"])
         self.bot = make_player(self.module, game, message["seat"], rng, self.params)
-        self.game, self.state = game, game.initial_state()
+        # a game with hidden information: the host knows only what the harness tells its seat
+        self.game, self.seat = game, message["seat"]
+        self.state = None if game.HIDDEN else game.initial_state()
         pace = message.get("pace")
         self.pace = float(pace) if isinstance(pace, int | float) and pace > 0 else None
         return {
@@ -136,26 +139,37 @@ class Host:
             sys.stderr.write(f"arena host: warming up failed: {type(error).__name__}: {error}\n")
 
     def move(self, message: dict[str, Any], received: tuple[float, float]) -> dict[str, Any]:
-        """Play the moves the request brings, then ask the bot for its move under the request's clock."""
+        """Play the moves the request brings, then ask the bot for its move under the request's
+        clock: on the state, or (protocol 2, a game with hidden information or a simultaneous
+        step) on a ``View`` of what its seat may know."""
         from arena.clock import Clock
+        from arena.games import SIMULTANEOUS, View
 
         game, observe = self.game, getattr(self.bot, "observe", None)
-        for text in message["moves"]:
-            move = game.parse_move(text)
-            if observe is not None:
-                observe(self.state, move)
-            self.state = self.state.play(move)
-        if message.get("ply", self.state.ply) != self.state.ply:
-            raise RuntimeError(f"out of step: harness at ply {message['ply']}, host at {self.state.ply}")
+        if self.state is not None:
+            for state, step in game.steps(self.state, message.get("moves", ())):
+                if observe is not None and len(step) == 1:
+                    observe(state, step[0])
+                self.state = state
+            if message.get("ply", self.state.ply) != self.state.ply:
+                raise RuntimeError(f"out of step: harness at ply {message['ply']}, host at {self.state.ply}")
         kind = "cpu" if message.get("clock") == "cpu" else "wall"
         clock = Clock(
             message.get("time"), start=received[kind == "cpu"], kind=kind, bank=message.get("bank"), pace=self.pace
         )
-        move = self.bot.move(self.state, clock)
+        sequential = self.state is not None and self.state.to_move != SIMULTANEOUS
+        if sequential:
+            move = self.bot.move(self.state, clock)
+        else:
+            legal = [game.parse_move(text) for text in message.get("legal", ())]
+            view = View(
+                game, self.seat, message.get("view") or {}, legal, message.get("acting", ()), message["ply"], self.state
+            )
+            move = self.bot.move(view, clock)
         if type(move) is not int:
             raise TypeError(f"move() returned {move!r}, not a move (an int of the game's encoding)")
         text = game.format_move(move)
-        if self.state.is_legal(move):
+        if sequential and self.state.is_legal(move):
             self.state = self.state.play(move)
         return {"type": "move", "move": text, "cut": True} if clock.was_cut else {"type": "move", "move": text}
 

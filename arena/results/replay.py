@@ -33,7 +33,7 @@ class ReplayError(ArenaError):
     """A stored game whose moves do not re-play to its stored result."""
 
 
-def seat_names(game: str) -> tuple[str, str]:
+def seat_names(game: str) -> tuple[str, ...]:
     """What the two seats are called in the game named ``game``: x and o, or black and white."""
     from arena.games import game_class
 
@@ -106,8 +106,8 @@ def replay_record(
     return states, None
 
 
-def _points(points: tuple[float, float] | None) -> str:
-    return "none" if points is None else f"{points[0]:g}-{points[1]:g}"
+def _points(points: tuple[float, ...] | None) -> str:
+    return "none" if points is None else "-".join(f"{value:g}" for value in points)
 
 
 def result_sentence(
@@ -116,7 +116,7 @@ def result_sentence(
     winner: int | None,
     termination: str | None,
     offender: int | None,
-    points: tuple[float, float] | None,
+    points: tuple[float, ...] | None,
     status: str = "finished",
 ) -> str:
     """The result in words, e.g. ``alpha (x) wins: beta forfeits by timeout; points 86-0``."""

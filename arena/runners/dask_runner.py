@@ -17,6 +17,7 @@ workers.
 from __future__ import annotations
 
 import logging
+import random
 import time
 import uuid
 from collections import OrderedDict
@@ -24,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from arena.core.botspec import BotSpec
-from arena.core.job import GameJob
+from arena.core.job import GameJob, derive_seed
 from arena.core.records import BadRecord, GameRecord, Termination, record_from_json
 from arena.runners.dask_node import (
     ArenaPlugin,
@@ -273,7 +274,8 @@ def checked(text: object, jobs: list[GameJob], node: str) -> GameRecord:
     """The record of one of ``jobs`` that a node sent as JSON ``text``, checked as data and
     against the game's rules (every move legal and by the seat to move, the result the one the
     moves or the forfeit give); ``RunnerError`` naming the node if it is not."""
-    from arena.games import get_game_from_spec
+    from arena.core.gameloop import draw_chance, result_of
+    from arena.games import CHANCE, SIMULTANEOUS, get_game_from_spec
 
     try:
         if not isinstance(text, str):
@@ -283,12 +285,26 @@ def checked(text: object, jobs: list[GameJob], node: str) -> GameRecord:
         if job is None:
             raise BadRecord(f"game {record.game_id} was not given to it")
         game = get_game_from_spec(job.game)
-        state = game.initial_state()
-        for ply, move in enumerate(record.moves, 1):
-            if move.seat != state.to_move:
-                raise BadRecord(f"ply {ply} was played by seat {move.seat}, not the seat to move")
+        if len(record.stderr) != game.players:
+            raise BadRecord(f"it has {len(record.stderr)} seats' output, the game {game.players} seats")
+        state, chance, ply = game.initial_state(), random.Random(derive_seed(job.seed, "chance")), 0
+        pending = iter(record.moves)
+        while True:
+            seats = [CHANCE] if state.to_move == CHANCE else list(state.actors())
+            played = [move for _, move in zip(seats, pending, strict=False)]
+            if not played:
+                break
+            for seat, move in zip(seats, played, strict=False):
+                ply += 1
+                if move.seat != seat:
+                    raise BadRecord(f"ply {ply} was played by seat {move.seat}, not the seat to move")
+            if len(played) < len(seats):
+                raise BadRecord(f"ply {ply} ends its record inside a simultaneous step")
             try:
-                state = state.play(game.parse_move(move.move))
+                moves = [game.parse_move(move.move) for move in played]
+                if state.to_move == CHANCE and moves[0] != draw_chance(state, chance):
+                    raise BadRecord(f"ply {ply}: not the chance outcome the game's seed draws")
+                state = state.play_joint(moves) if state.to_move == SIMULTANEOUS else state.play(moves[0])
             except ValueError as error:
                 raise BadRecord(f"ply {ply}: {error}") from None
         if record.voided is not None or record.termination is Termination.ABORTED:
@@ -305,7 +321,7 @@ def checked(text: object, jobs: list[GameJob], node: str) -> GameRecord:
             raise BadRecord(
                 f"its times are not those of a game played: {record.started_at!r} to {record.finished_at!r}"
             )
-        result = (None, None) if outcome is None else (outcome.winner, outcome.points)
+        result = result_of(outcome)
         points = None if record.points is None else tuple(map(float, record.points))
         if (record.winner, points) != (result[0], None if result[1] is None else tuple(map(float, result[1]))):
             raise BadRecord(f"its result is not the one its moves give: {result}")

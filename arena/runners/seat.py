@@ -21,7 +21,7 @@ from arena.core.gameloop import Player, Reply
 from arena.core.records import BotFault, Termination
 from arena.core.timing import Limit, SeatClock, TimeControl, Usage
 from arena.entrants.kinds import kind_of
-from arena.games import Game, State
+from arena.games import Game, Outcome, State
 from arena.sandbox import procfs
 from arena.sandbox.process import BotProcess, Mark
 
@@ -71,6 +71,8 @@ class BotPlayer(Player):
         self._fresh = False  # a process just started: what it wrote so far belongs to its first game
         self.pending: BotFault | None = None  # a fault found while it was idle, charged to its next game
         self.clock_kind = kind_of(spec.kind).clock
+        self.game: Game | None = None  # the game it plays and its seat there
+        self.seat = 0
 
     def _fault(self, fault: BotFault) -> BotFault:
         self.faulted = True
@@ -108,9 +110,17 @@ class BotPlayer(Player):
             self._check_rest("between its games")
             self._rest = None  # measured: its next stretch starts with its answer
         self._fresh = False
+        self.game, self.seat = game, seat
         try:
             self._ask(
-                protocol.new_game(game.spec(), seat, seed, control, self.spec.pace if control.clock == "cpu" else None),
+                protocol.new_game(
+                    game.spec(),
+                    seat,
+                    seed,
+                    control,
+                    self.spec.pace if control.clock == "cpu" else None,
+                    None if game.PROTOCOL == 1 else game.players,
+                ),
                 "ready",
                 Limit(control.startup, self.clock_kind or "wall", 0.0, overload=control.on_overload == "replay"),
             )
@@ -217,7 +227,20 @@ class BotPlayer(Player):
     def request_move(self, state: State, unseen: list[str], clock: SeatClock) -> Reply:
         limit = clock.limit()
         control = clock.control
-        request = protocol.move_request(state.ply, unseen, limit, clock.kind, clock.bank)
+        game = state.game
+        if game.PROTOCOL == 1:
+            request = protocol.move_request(state.ply, unseen, limit, clock.kind, clock.bank)
+        else:  # only what its seat may know: its view, never the whole state or the others' moves if hidden
+            request = protocol.move_request_2(
+                state.ply,
+                None if game.HIDDEN else unseen,
+                state.view(self.seat),
+                list(state.actors()),
+                [game.format_move(move) for move in state.moves_of(self.seat)],
+                limit,
+                clock.kind,
+                clock.bank,
+            )
         bound = (
             None
             if limit is None
@@ -226,9 +249,16 @@ class BotPlayer(Player):
         message, usage = self._ask(request, "move", bound)
         return Reply(message["move"], usage.wall, usage.cpu, usage.waited, usage.charged(clock.kind), message["cut"])
 
-    def end_game(self, unseen: list[str], winner: int | None, termination: Termination) -> None:
+    def end_game(self, unseen: list[str], outcome: Outcome, termination: Termination) -> None:
         if self.process is not None and not self.faulted:
-            self.process.send(protocol.game_over(unseen, winner, termination.value))
+            game = self.game
+            if game is None or game.PROTOCOL == 1:
+                self.process.send(protocol.game_over(unseen, outcome.winner, termination.value))
+            else:
+                returns = list(outcome.returns or (outcome.score(seat) for seat in range(game.players)))
+                self.process.send(
+                    protocol.game_over(None if game.HIDDEN else unseen, outcome.winner, termination.value, returns)
+                )
             cpu = self.process.cpu_time()  # what it does from here to its next game is measured
             self._rest = None if cpu is None else (cpu, time.monotonic())
 

@@ -192,14 +192,14 @@ class GameWorker:
         """Play ``job``'s game with (warm) bot processes; its record. Whatever goes wrong in the
         harness itself ends that game as aborted, with the reason, never the worker."""
         self._require_open()
-        players = (self.player(job.bots[0]), self.player(job.bots[1]))
+        players = [self.player(spec) for spec in job.bots]
         game: Game | None = None
         control = job.control if self.time_scale == 1.0 else job.control.scaled(self.time_scale)
         watch = None if self.live is None else LiveMoves(self.live, job.game_id)
         try:
             game = get_game_from_spec(job.game)
-            seeds = (derive_seed(job.seed, 0), derive_seed(job.seed, 1))
-            record = play_game(game, players, seeds, control, job.game_id, watch)
+            seeds = [derive_seed(job.seed, seat) for seat in range(len(players))]
+            record = play_game(game, players, seeds, control, job.game_id, watch, derive_seed(job.seed, "chance"))
             if record.offender is not None and record.termination.is_forfeit:
                 players[record.offender].faulted = True  # e.g. an illegal move: restart it anyway
         except Exception as error:
