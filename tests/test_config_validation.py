@@ -104,7 +104,7 @@ def test_a_bad_field_is_named_with_what_is_wrong(case):
 #: a file with a misspelt key at each level -> where it is, the key meant, and the first keys allowed there
 MISSPELT_KEYS = {
     "top": (TWO_BOTS + "stagess: []\n", "stagess", "stages", "name, game, seed, scoring, time, limits, workers"),
-    "game": ("game: {name: tictactoe, parms: {}}\n" + TWO_BOTS, "game.parms", "params", "name, params"),
+    "game": ("game: {name: tictactoe, parms: {}}\n" + TWO_BOTS, "game.parms", "params", "name, module, class, params"),
     "bot": (TWO_BOTS + "  c: {modul: bots.randombot}\n", "bots.c.modul", "module", "module, path, command, course"),
     "team's bot": (TWO_BOTS + "teams:\n  a: a\n  b: {pth: x.py}\n", "teams.b.pth", "path", "module, path, command"),
     "stage": (
@@ -145,7 +145,8 @@ def test_a_key_like_none_allowed_is_named_with_the_keys_allowed_there():
 def test_an_unknown_game_is_named_with_the_games_there_are():
     (line,) = problems("name: t\ngame: chess\n" + TWO_BOTS)
     assert line.startswith("  game: unknown game 'chess'; the games are: ")
-    assert {"tictactoe", "uttt"} <= set(line.split(": ")[-1].split(", "))
+    assert {"tictactoe", "uttt"} <= set(line.split("the games are: ")[1].split(";")[0].split(", "))
+    assert line.endswith("; for a game of your own, give its file: game: {module: path/to/game.py}")
 
 
 def test_every_bad_field_is_reported_at_once():

@@ -6,6 +6,7 @@ tested beside the plain way in tests/test_process_sandbox.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def test_a_forked_bot_is_named_by_its_launchers_command_line(pool):
     with open(f"/proc/{pool.processes[0].pid}/cmdline", "rb") as f:
         words = f.read().split(b"\0")
     assert words[1:3] == [b"-m", b"arena.sandbox.launcher"]
-    assert words[3] == str(os.getpid()).encode() and words[5] == b"tictactoe"
+    assert words[3] == str(os.getpid()).encode() and json.loads(words[5]) == {"name": "tictactoe", "params": {}}
 
 
 def test_forked_bots_do_not_share_the_global_random_generator(pool):

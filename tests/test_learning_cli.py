@@ -119,7 +119,8 @@ def test_train_from_a_dataset_file_is_the_same_model_as_from_the_database(db, tm
         ),
         (
             ["train", "nnvalue", "--game", "chess", "--dataset", "d.npz", "--out", "m.npz"],
-            "unknown game 'chess'; the games are: othello, tictactoe, uttt, xtreme",
+            "unknown game 'chess'; the games are: othello, tictactoe, uttt, xtreme; for a game of your own, give "
+            "its file: game: {module: path/to/game.py}",
         ),
         (["dataset", "cup", "--out", "d.npz"], "no tournament 'cup' in the database; its tournaments: league"),
     ],

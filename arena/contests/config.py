@@ -21,9 +21,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_serializer,
     model_validator,
 )
 from pydantic_core import ErrorDetails
@@ -137,16 +140,52 @@ class BotDef(Strict):
 
 
 class GameDef(Strict):
-    name: str
+    """The game: one of arena's or an installed package's by ``name``, or a user's from
+    ``module`` (a ``.py`` path, relative to the tournament file, or a dotted name; ``class``
+    when it defines several), with its ``params``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True)
+
+    name: str = ""
+    module: str | None = None
+    class_: str | None = Field(None, alias="class")
     params: dict[str, Any] = Field(default_factory=dict)
+    _spec: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _exists(self) -> GameDef:
+        from arena.games.loading import load_game
+
         try:
-            get_game(self.name, **self.params)
+            if self.module is not None:
+                source = {"module": self.module} | ({} if self.class_ is None else {"class": self.class_})
+                game = load_game(source, self.params)
+                if self.name and self.name != game.name:
+                    raise ValueError(f"the game in {self.module!r} is called {game.name!r}, not {self.name!r}")
+                object.__setattr__(self, "name", game.name)
+            elif not self.name:
+                raise ValueError("give the game's name (e.g. uttt), or module: path/to/game.py for a game of your own")
+            else:
+                game = get_game(self.name, **self.params)
         except (UnknownGameError, GameParameterError) as error:
             raise ValueError(str(error)) from None
+        self._spec = {"name": game.name, "params": dict(self.params), **(game.source or {})}
         return self
+
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The game as data: arena's own games as they always were (name and parameters)."""
+        data: dict[str, Any] = handler(self)
+        for key in ("module", "class_", "class"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    def spec(self) -> dict[str, Any]:
+        """The game's spec (``Game.spec()`` with the parameters as written): what is stored with
+        the tournament and sent to every process that plays it; a user's game with where it is
+        loaded from and the hash of its code."""
+        return dict(self._spec)
 
 
 class TimeDef(Strict):
@@ -435,7 +474,8 @@ def keys_at(path: tuple[int | str, ...]) -> list[str]:
     model = next((option for option in _options(kind) if _is_model(option)), None)
     if model is None:
         return []
-    return [*model.model_fields, *(["roster"] if model is TournamentDef else [])]  # (a roster is merged in first)
+    keys = [field.alias or name for name, field in model.model_fields.items()]
+    return [*keys, *(["roster"] if model is TournamentDef else [])]  # (a roster is merged in first)
 
 
 def _options(kind: Any) -> tuple[Any, ...]:
@@ -476,6 +516,7 @@ def parse_config(text: str, source: str = "tournament file", base: Path | None =
             f"{source}: expected a mapping with at least name, game and bots or teams; got {type(data).__name__}"
         )
     data = _include_roster(data, source, base)
+    data = _game_beside(data, base)
     names = _name_problems(data)
     if names:
         lines = [f"  {where}: {what}" for where, what in names]
@@ -490,6 +531,18 @@ def parse_config(text: str, source: str = "tournament file", base: Path | None =
         lines = [f"  {where}: {what}" for where, what in problems]
         raise ConfigError(f"{source} is not a valid tournament:\n" + "\n".join(lines))
     return config
+
+
+def _game_beside(data: dict[str, Any], base: Path | None) -> dict[str, Any]:
+    """The config with its game's ``module``, a path, made absolute from the tournament file's
+    folder (where the file says it is)."""
+    from arena.games.loading import is_path
+
+    game = data.get("game")
+    if not isinstance(game, dict) or not isinstance(game.get("module"), str) or not is_path(game["module"]):
+        return data
+    path = Path(game["module"]).expanduser()
+    return {**data, "game": {**game, "module": str((base or Path.cwd()) / path if not path.is_absolute() else path)}}
 
 
 def _include_roster(data: dict[str, Any], source: str, base: Path | None) -> dict[str, Any]:

@@ -191,7 +191,7 @@ class Duel:
         tournament, code_hashes = self._store()
         config = self.config
         self.specs, _paced = with_paces(
-            self.specs, code_hashes, config.game.model_dump(), config.time.control(), self.sessions
+            self.specs, code_hashes, config.game.spec(), config.time.control(), self.sessions
         )
         return tournament
 
@@ -207,7 +207,7 @@ class Duel:
             tournament = add_tournament(
                 session,
                 config.name,
-                config.game.model_dump(),
+                config.game.spec(),
                 config.model_dump(mode="json"),
                 _config_text(config),
                 config.digest(),
@@ -238,7 +238,7 @@ class Duel:
     def jobs(self) -> list[GameJob]:
         """The match's games still to play, in order."""
         control = self.config.time.control()
-        game = self.config.game.model_dump()
+        game = self.config.game.spec()
         with self.sessions.begin() as session:
             pending = (GameRow.tournament_id == self.tournament_id, GameRow.status != "finished")
             rows = session.scalars(select(GameRow).where(*pending).order_by(GameRow.id))

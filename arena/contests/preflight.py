@@ -219,7 +219,7 @@ class Ask:
 def _asks(entrants: list[Entrant], config: TournamentDef) -> list[Ask]:
     """The processes that check ``entrants``: one a Python module (whatever its parameters),
     one a course or command bot."""
-    game = config.game.model_dump()
+    game = config.game.spec()
     asks: dict[BotSpec, Ask] = {}
     for entrant in entrants:
         spec = entrant.spec
@@ -239,7 +239,7 @@ def _ask_all(worker: GameWorker, asks: list[Ask], startup: float, clock: ClockKi
     and sent its first request at once (so that they load their bots side by side), then their
     replies are read in turn. Python bots are forked from the worker's launcher, ready for the
     tournament's game, but not warmed up: they are only made, never asked to move."""
-    game = get_game_from_spec(config.game.model_dump())
+    game = get_game_from_spec(config.game.spec())
     running: deque[tuple[Ask, BotProcess | None]] = deque()
     for ask in asks:
         if len(running) >= MAX_PROCESSES:

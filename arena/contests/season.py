@@ -72,7 +72,7 @@ def create_season(
         title = ladder_name(name)
         if session.scalars(select(Tournament.id).where(Tournament.name == title)).first() is not None:
             raise SeasonError(f"a tournament named {title!r} exists already: the season's ladder needs that name")
-        spec = game.model_dump()
+        spec = game.spec()
         tournament = add_tournament(
             session,
             title,

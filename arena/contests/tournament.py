@@ -210,7 +210,7 @@ class TournamentRun:
                 tournament = add_tournament(
                     session,
                     config.name,
-                    config.game.model_dump(),
+                    config.game.spec(),
                     config.model_dump(mode="json"),
                     self.text,
                     config.digest(),
@@ -236,7 +236,7 @@ class TournamentRun:
         measured now, one bot at a time (``announce(count)`` first)."""
         config = self.config
         self.specs, paced = with_paces(
-            self.specs, self.code_hashes, config.game.model_dump(), config.time.control(), self.sessions, None, announce
+            self.specs, self.code_hashes, config.game.spec(), config.time.control(), self.sessions, None, announce
         )
         return paced
 
@@ -289,8 +289,18 @@ class TournamentRun:
                 "'arena run FILE --name NEW-NAME'; or play it again from scratch in its "
                 "place with 'arena run FILE --restart'"
             )
+        self._check_game_unchanged(existing)
         self._check_bots_unchanged(session, existing)
         return existing
+
+    def _check_game_unchanged(self, tournament: Tournament) -> None:
+        stored, now = tournament.game.get("code_hash"), self.config.game.spec().get("code_hash")
+        if stored != now:
+            raise TournamentError(
+                f"the code of game {self.config.game.name!r} ({self.config.game.module}) changed since tournament "
+                f"{tournament.name!r} started, so resuming would mix two games; restore it, or start a new "
+                "tournament under another name"
+            )
 
     def _check_bots_unchanged(self, session: Session, tournament: Tournament) -> None:
         for entry, bot in session.execute(
@@ -306,7 +316,7 @@ class TournamentRun:
     def jobs(self, session: Session, stage: int) -> list[GameJob]:
         """The games of ``stage`` still to play, in schedule order."""
         control = self.config.time.control()
-        game = self.config.game.model_dump()
+        game = self.config.game.spec()
         rows = session.scalars(
             select(GameRow)
             .where(GameRow.tournament_id == self.tournament_id, GameRow.stage == stage, GameRow.status != "finished")

@@ -60,13 +60,14 @@ def game_class(name: str) -> type[Game]:
     offers (the ``arena.games`` entry points)."""
     target = GAMES.get(name) if isinstance(name, str) else None
     if target is None:
-        from arena.games.loading import installed_source, load_class
+        from arena.games.loading import installed, installed_source, load_class
 
         source = installed_source(name) if isinstance(name, str) else None
         if source is None:
+            names = ", ".join(sorted({*GAMES, *installed()}))
             raise UnknownGameError(
-                f"unknown game {name!r}; the games are: {', '.join(sorted(GAMES))} (a game of your own: "
-                "game: {module: path/to/game.py})"
+                f"unknown game {name!r}; the games are: {names}; for a game of your own, give its file: "
+                "game: {module: path/to/game.py}"
             )
         return load_class(source)
     module, _, cls = target.partition(":")

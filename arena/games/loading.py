@@ -168,6 +168,20 @@ def load_game(source: Mapping[str, Any], params: Mapping[str, Any] | None = None
         raise GameLoadError(f"game {cls.name!r} cannot be made: {type(error).__name__}: {error}") from None
 
 
+def game_files(game: Game) -> list[str]:
+    """The files of a user's game that the bot processes playing it must read (its module's
+    file); none for arena's own games, which every bot may read already."""
+    source = game.source
+    if source is None:
+        return []
+    target = source["module"]
+    if is_path(target):
+        return [target]
+    module = sys.modules.get(target)
+    origin = getattr(module, "__file__", None) if module is not None else None
+    return [str(Path(origin).resolve())] if origin else []
+
+
 def installed() -> dict[str, str]:
     """The games installed packages offer: name -> ``module:Class``."""
     from importlib.metadata import entry_points

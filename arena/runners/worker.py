@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import logging
 import os
 import shutil
@@ -33,6 +34,7 @@ from arena.core.live import LiveMoves
 from arena.core.records import GameRecord, Termination
 from arena.entrants.kinds import BotKindError, Code, foreign_python, harness_links, kind_of, package_files
 from arena.games import Game, get_game_from_spec
+from arena.games.loading import game_files
 from arena.runners.machine import this_node
 from arena.runners.seat import WARM_PROCESSES, BotPlayer, WarmBots
 from arena.sandbox import procfs, reaper, scratch
@@ -242,6 +244,7 @@ class GameWorker:
         kind = kind_of(spec.kind)
         settings = confinement(spec)
         settings.update(
+            read=sorted({*settings["read"], *([] if game is None else game_files(game))}),
             parent_pid=os.getpid(),
             cgroups=group.procs_files() if group else [],
             shared_memory=self._shared_memory_counted(group),
@@ -259,7 +262,7 @@ class GameWorker:
         )
         # a process is registered once started: till then another worker ending would take it for a stray
         with _ThisProcess.lock:
-            launcher = self._launcher_for(game.name) if arguments is not None and game is not None else None
+            launcher = self._launcher_for(game) if arguments is not None and game is not None else None
             if launcher is not None and arguments is not None:
                 try:
                     return start(confined_argv(spec, settings), fork=(launcher, arguments, settings))
@@ -308,7 +311,7 @@ class GameWorker:
 
     # -- the launcher --------------------------------------------------------------------
 
-    def _launcher_for(self, game: str) -> Launcher | None:
+    def _launcher_for(self, game: Game) -> Launcher | None:
         """This worker's launcher (started on first use, ready for ``game``: a worker plays the
         games of one tournament), or ``None`` where bots cannot be forked from one: not a
         subreaper, or too many launchers failed."""
@@ -317,7 +320,7 @@ class GameWorker:
         if self._launcher is None and self.fork and self.subreaper and self._launchers_started < MAX_LAUNCHERS:
             self._launchers_started += 1
             try:
-                self._launcher = Launcher(game, bot_environment(str(self.scratch)))
+                self._launcher = Launcher(json.dumps(game.spec()), bot_environment(str(self.scratch)))
             except OSError as error:
                 log.warning("cannot start a launcher (%s); starting bots the plain way", error)
                 return None

@@ -82,6 +82,7 @@ class Launcher:
     """The worker's side: one launcher process, asked for one bot at a time."""
 
     def __init__(self, game: str, env: dict[str, str]) -> None:
+        """``game``: the spec (``Game.spec()``) of the game its bots play, as JSON."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # its command line also names the folder the worker runs in, for ps (and tests)
         self.process = subprocess.Popen(
@@ -139,16 +140,21 @@ class Launcher:
 
 
 def _preload(game: str) -> None:
-    """Import what every bot's host needs and build the tables of ``game`` (those its playouts
-    use included) once; then freeze it all out of the garbage collector's sight, so that no
-    bot's collections walk it (and its pages stay shared). Only the one game: its tables count
-    against each bot's memory limit, as they would in a bot started the plain way."""
+    """Import what every bot's host needs and build the tables of ``game`` (its spec as JSON;
+    those its playouts use included) once; then freeze it all out of the garbage collector's
+    sight, so that no bot's collections walk it (and its pages stay shared). Only the one game:
+    its tables count against each bot's memory limit, as they would in a bot started the plain
+    way. A user's game that fails here fails again in its bots, where the failure is shown."""
     import gc
+    import json
     import random
 
-    from arena.games import get_game
+    from arena.games import get_game_from_spec
 
-    get_game(game).initial_state().random_playout(random.Random(0))
+    try:
+        get_game_from_spec(json.loads(game)).initial_state().random_playout(random.Random(0))
+    except Exception as error:
+        sys.stderr.write(f"arena launcher: preloading the game failed: {type(error).__name__}: {error}\n")
     gc.collect()
     gc.freeze()
 

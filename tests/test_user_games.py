@@ -1,0 +1,113 @@
+"""A user's game without editing arena: by path beside the tournament file, by dotted name, or
+from an installed package's ``arena.games`` entry point; its code hashed with its tournament."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+
+from arena.contests.config import parse_config
+from arena.contests.tournament import TournamentError
+from arena.errors import ConfigError
+from arena.games import get_game, get_game_from_spec
+from arena.games.loading import GameLoadError, code_hash, load_game
+from tests.fixtures.harnesskit import REPO, cli  # noqa: F401 (a fixture)
+
+CONNECT4 = REPO / "examples" / "games" / "connect4.py"
+TOURNAMENT = """name: c4
+game: {module: games/connect4.py, params: {rows: 5, cols: 6}}
+time: {move: 1.0}
+bots:
+  a: {module: bots.randombot}
+  b: {module: bots.randombot}
+"""
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """A tournament folder with its game in games/connect4.py."""
+    (tmp_path / "games").mkdir()
+    shutil.copy(CONNECT4, tmp_path / "games" / "connect4.py")
+    (tmp_path / "t.yaml").write_text(TOURNAMENT)
+    return tmp_path
+
+
+def test_a_game_path_is_read_beside_the_tournament_file_and_its_spec_names_its_code(folder):
+    config = parse_config(TOURNAMENT, "t.yaml", folder)
+    spec = config.game.spec()
+    assert spec == {
+        "name": "connect4",
+        "params": {"rows": 5, "cols": 6},
+        "module": str(folder / "games" / "connect4.py"),
+        "class": "Connect4",
+        "code_hash": code_hash(folder / "games" / "connect4.py"),
+    }
+    game = get_game_from_spec(spec)
+    assert (game.name, game.players, game.max_length()) == ("connect4", 2, 30)
+    assert config.game.model_dump() == {"name": "connect4", "module": spec["module"], "params": {"rows": 5, "cols": 6}}
+
+
+def test_a_game_file_that_is_missing_or_wrong_is_a_clear_config_error(folder):
+    with pytest.raises(ConfigError, match=r"game file .*nothere\.py' does not exist"):
+        parse_config(TOURNAMENT.replace("games/connect4.py", "nothere.py"), "t.yaml", folder)
+    (folder / "empty.py").write_text("X = 1\n")
+    with pytest.raises(ConfigError, match=r"defines no game: write a subclass of arena\.games\.Game"):
+        parse_config(TOURNAMENT.replace("games/connect4.py", "empty.py"), "t.yaml", folder)
+    (folder / "broken.py").write_text("import nothing_like_this\n")
+    with pytest.raises(ConfigError, match="failed to import: ModuleNotFoundError: No module named 'nothing_like_this'"):
+        parse_config(TOURNAMENT.replace("games/connect4.py", "broken.py"), "t.yaml", folder)
+    with pytest.raises(ConfigError, match="parameter 'rows' cannot be 2"):
+        parse_config(TOURNAMENT.replace("rows: 5", "rows: 2"), "t.yaml", folder)
+
+
+def test_a_changed_game_is_refused_when_its_spec_is_loaded(folder):
+    spec = parse_config(TOURNAMENT, "t.yaml", folder).game.spec()
+    with (folder / "games" / "connect4.py").open("a") as file:
+        file.write("\n# changed\n")
+    with pytest.raises(GameLoadError, match="changed since its tournament began"):
+        get_game_from_spec(spec)
+
+
+def test_a_tournament_of_a_users_game_runs_and_does_not_resume_with_changed_code(folder, cli, monkeypatch):  # noqa: F811
+    monkeypatch.chdir(folder)
+    ran = cli("run", "t.yaml", "-q")
+    assert ran.exit_code == 0, ran.output
+    standings = cli("standings", "c4")
+    assert standings.exit_code == 0 and "W-D-L" in standings.output
+    with (folder / "games" / "connect4.py").open("a") as file:
+        file.write("\n# changed\n")
+    again = cli("run", "t.yaml", "-q")
+    assert isinstance(again.exception, TournamentError)
+    assert str(again.exception).startswith(f"the code of game 'connect4' ({folder / 'games' / 'connect4.py'}) changed")
+    assert "changed since tournament 'c4' started, so resuming would mix two games" in str(again.exception)
+
+
+def test_an_installed_package_offers_its_game_by_name(tmp_path, monkeypatch):
+    package = tmp_path / "mygames"
+    package.mkdir()
+    shutil.copy(CONNECT4, package / "connect4.py")
+    (package / "__init__.py").write_text("")
+    info = tmp_path / "mygames-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mygames\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[arena.games]\nconnect4 = mygames.connect4:Connect4\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    game = get_game("connect4", rows=4, cols=4)
+    assert (game.name, game.max_length()) == ("connect4", 16)
+    assert game.spec()["module"] == "mygames.connect4" and game.spec()["class"] == "Connect4"
+    assert get_game_from_spec(game.spec()) == game
+    config = parse_config(TOURNAMENT.replace("{module: games/connect4.py,", "{name: connect4,"), "t.yaml", tmp_path)
+    assert config.game.spec()["code_hash"] == code_hash(package / "connect4.py")
+    sys.modules.pop("mygames.connect4", None)
+
+
+def test_a_module_with_several_games_needs_its_class_named(tmp_path):
+    two = tmp_path / "two.py"
+    two.write_text(CONNECT4.read_text() + "\n\nclass Connect4Again(Connect4):\n    name = 'connect4b'\n")
+    with pytest.raises(
+        GameLoadError, match=r"defines several games \(Connect4, Connect4Again\): say which with class: NAME"
+    ):
+        load_game({"module": str(two)})
+    assert load_game({"module": str(two), "class": "Connect4Again"}).name == "connect4b"
