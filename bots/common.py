@@ -213,8 +213,9 @@ def setup(
     parameters, then ``build_tables`` (with the bot's ``prepare``). Returns the game and the
     resolved parameters."""
     resolved_game = resolve_game(bot, games, game)
-    if seat not in (0, 1) or isinstance(seat, bool):
-        raise BotParameterError(f"bot {bot!r}: seat must be 0 or 1, not {seat!r}")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < resolved_game.players:
+        last = resolved_game.players - 1
+        raise BotParameterError(f"bot {bot!r}: seat must be 0 to {last} (the game has {last + 1} seats), not {seat!r}")
     if not isinstance(rng, random.Random):
         raise BotParameterError(
             f"bot {bot!r}: rng must be a random.Random (the only randomness a bot may use), not {type(rng).__name__}"

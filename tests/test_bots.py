@@ -285,8 +285,8 @@ def test_a_game_the_bot_does_not_play_is_refused_naming_those_it_plays(bot):
     assert str(error.value) == f"bot '{bot}' does not play 'othello'; it plays tictactoe, uttt, xtreme"
 
 
-def test_a_seat_other_than_0_or_1_is_refused():
-    with pytest.raises(BotParameterError, match="seat must be 0 or 1"):
+def test_a_seat_the_game_does_not_have_is_refused():
+    with pytest.raises(BotParameterError, match=r"seat must be 0 to 1 \(the game has 2 seats\), not 2"):
         make("uct", get_game("tictactoe"), 2, 1)
 
 
