@@ -16,6 +16,7 @@ from arena import __version__
 from arena.commands import (
     bots,
     deleting,
+    gamecheck,
     games,
     leaderboard,
     learning,
@@ -39,7 +40,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-GROUPS = (running, deleting, match, bots, results, leaderboard, games, play, serve, learning, season, submit)
+GROUPS = (running, deleting, match, bots, results, leaderboard, games, gamecheck, play, serve, learning, season, submit)
 for group in GROUPS:
     app.add_typer(group.app)
 

@@ -208,8 +208,7 @@ class Game(ABC):
         return hash((self.name, tuple(sorted(self.params.items()))))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        if self.source is not None:
-            return (_load, (dict(self.source), dict(self.params)))
+        # (a user's game class, loaded from a file, is given a __reduce__ that loads it again)
         return (_rebuild, (type(self), dict(self.params)))
 
     def spec(self) -> dict[str, Any]:
@@ -509,9 +508,3 @@ def _rebuild(cls: type[Game], params: dict[str, Any]) -> Game:
     """A game unpickled: made again from its class and parameters."""
     return cls(**params)
 
-
-def _load(source: dict[str, str], params: dict[str, Any]) -> Game:
-    """A user's game unpickled: loaded again from where it came from (checked by its hash)."""
-    from arena.games.loading import load_game
-
-    return load_game(source, params)

@@ -154,7 +154,15 @@ def load_class(source: Mapping[str, Any]) -> type[Game]:
     located = {"module": str(Path(target).resolve()) if is_path(target) else target, "class": cls.__name__}
     if cls.source is None or dict(cls.source) != {**located, "code_hash": digest}:
         cls.source = {**located, "code_hash": digest}
+        cls.__reduce__ = _reduce_loaded  # type: ignore[method-assign,assignment]
     return cls
+
+
+def _reduce_loaded(game: Game) -> tuple[Any, ...]:
+    """How a user's game pickles: its source and parameters, loaded again (and checked by its
+    hash) where it is unpickled."""
+    assert game.source is not None
+    return (load_game, (dict(game.source), dict(game.params)))
 
 
 def load_game(source: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Game:
