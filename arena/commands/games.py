@@ -118,9 +118,11 @@ def show_game(
         record = game_record(session, game_id)
     if as_json:
         print_json(record)
-        return
-    for line in game_lines(record):
-        out().print(line, markup=False, highlight=False, soft_wrap=True)
+    else:
+        for line in game_lines(record):
+            out().print(line, markup=False, highlight=False, soft_wrap=True)
+    if record.get("game_problem"):  # the record is shown; its game, which names the seats, is not there
+        raise ArenaError(f"{record['game_problem']}; its seats are called p1 and p2 here")
 
 
 def _when(moment: float | None) -> str:
@@ -152,8 +154,9 @@ def game_lines(record: dict[str, Any]) -> list[str]:
         lines.append(f"  played {_when(started)}, in {finished - started:.1f} s")
     points = None if record["points"] is None else tuple(record["points"])
     teams = [s["team"] for s in seats]
+    sides = [s["side"] for s in seats]
     sentence = result_sentence(
-        game["name"], teams, record["winner"], record["termination"], record["offender"], points, status
+        sides, teams, record["winner"], record["termination"], record["offender"], points, status
     )
     lines.append(f"result: {record['result']} ({sentence})" if record["result"] else f"result: {sentence}")
     if status == "finished":
@@ -173,7 +176,11 @@ def game_lines(record: dict[str, Any]) -> list[str]:
         ]
     counts = ", ".join(f"{s['side']} {s['moves']}" for s in seats)
     moves = sum(s["moves"] for s in seats)
-    lines.append(f"moves: {moves} ({counts})" + (f"; see them with 'arena replay {record['id']}'" if moves else ""))
+    chance = record.get("chance_moves", 0)
+    drawn = f" and {chance} chance outcome{'s' if chance != 1 else ''}" if chance else ""
+    lines.append(
+        f"moves: {moves} ({counts}){drawn}" + (f"; see them with 'arena replay {record['id']}'" if moves else "")
+    )
     for s in seats:
         if s["moves"]:
             cpu = "" if s["cpu_ms"] is None else f", CPU {_seconds(s['cpu_ms'])}"
@@ -225,7 +232,9 @@ def replay(
     with sessions(db, read_only=True).begin() as session:
         shown = load_replay(session, game_id)
     if ply is not None and not 0 <= ply <= shown.last_ply:
-        raise ArenaError(f"game {game_id} has plies 0-{len(shown.moves)}; --ply {ply} is not one of them")
+        joint = any(end - first > 1 for first, end in shown.steps)  # a simultaneous step is one position
+        what = "positions" if joint else "plies"
+        raise ArenaError(f"game {game_id} has {what} 0-{shown.last_ply}; --ply {ply} is not one of them")
     if as_json:
         print_json(shown.to_dict())
     elif sys.stdin.isatty() and out().is_terminal:

@@ -228,3 +228,5 @@ def report(
         out().print(f"[yellow]{escape(printable(written.note))}[/]", highlight=False)
     for problem in written.problems[:10]:
         err().print(f"[red]{escape(printable(problem))}[/]", highlight=False)
+    if written.unavailable:  # the pages were written, the replays could not be
+        raise ArenaError(f"{written.unavailable}; its {written.games} game pages show the moves without a replay")

@@ -6,6 +6,7 @@ games are stored, replayed and reported like every other game.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import time
@@ -25,7 +26,7 @@ from arena.core.records import GameRecord, MoveRecord, Termination
 from arena.core.text import printable
 from arena.core.timing import SeatClock, TimeControl
 from arena.errors import ArenaError
-from arena.games import Game, IllegalMoveError, MoveSyntaxError, State
+from arena.games import SIMULTANEOUS, Game, IllegalMoveError, MoveSyntaxError, State
 from arena.runners.worker import GameWorker
 from arena.store.models import PLAY_HASH, Base, Bot, Entry, GameRow, Tournament, count, get_row
 from arena.store.writes import PlannedGame, add_entry, add_game, add_tournament, save_record
@@ -63,8 +64,28 @@ class LineSink(Protocol):
 
 
 def symbol(game: Game, seat: int) -> str:
-    """How a seat is written on the board: x/o, or b/w in Othello."""
-    return game.MARKS[seat]
+    """How a seat is written on the board: x/o, or b/w in Othello (a game of many seats without
+    marks: its name, p3)."""
+    return game.MARKS[seat] if seat < len(game.MARKS) else game.seat_names(game.players)[seat]
+
+
+def board_text(data: dict[str, Any]) -> str:
+    """What a seat may know of a position (``State.view``) as text: its boards as rows of
+    cells (``.`` for an empty one) with their labels, then its notes; other data as
+    ``key: value`` lines."""
+    boards = data.get("boards")
+    if not isinstance(boards, list):
+        shown = {key: value for key, value in data.items() if key not in ("legal", "game")}
+        return "\n".join(f"{key}: {json.dumps(value)}" for key, value in shown.items())
+    lines: list[str] = []
+    for board in boards:
+        cells = [str(cell) or "." for cell in board.get("cells", [])]
+        cols = max(int(board.get("cols", 1)), 1)
+        width = max((len(cell) for cell in cells), default=1)
+        if board.get("label"):
+            lines.append(f"{board['label']}:")
+        lines += [" ".join(cell.rjust(width) for cell in cells[row : row + cols]) for row in range(0, len(cells), cols)]
+    return "\n".join(lines + [str(note) for note in data.get("notes") or []])
 
 
 class HumanPlayer(Player):
@@ -113,9 +134,9 @@ class HumanPlayer(Player):
         else:  # the opponent's moves since this player's last one
             self.moves += unseen
             self.movers += [1 - self.seat] * len(unseen)
-            if unseen:
+            if unseen and not game.HIDDEN:  # (hidden: the others' moves and the draws are the game's to show)
                 self.say(self.played(game, unseen))
-        self.say(state.render())
+        self.say(board_text(state.view(self.seat)) if game.HIDDEN else state.render())
         self.show_moves(game, state)
         start = time.monotonic()
         while True:
@@ -149,7 +170,11 @@ class HumanPlayer(Player):
             else:
                 try:
                     move = game.parse_move(text)
-                    state.play(move)
+                    if state.to_move == SIMULTANEOUS:  # the others' moves of the step are not known yet
+                        if move not in state.moves_of(self.seat):
+                            raise IllegalMoveError(f"{text!r} is not one of your moves here")
+                    else:
+                        state.play(move)
                 except (MoveSyntaxError, IllegalMoveError) as error:
                     self.say(f"{error}; try again ('help' lists the commands)")
                     continue
@@ -181,7 +206,7 @@ class HumanPlayer(Player):
 
     def show_moves(self, game: Game, state: State, every: bool = False) -> None:
         """List the legal moves under the board (the first ``SHOWN_MOVES`` unless ``every``)."""
-        legal = [game.format_move(m) for m in state.legal_moves()]
+        legal = [game.format_move(m) for m in state.moves_of(self.seat)]
         shown = legal if every or len(legal) <= SHOWN_MOVES else legal[:SHOWN_MOVES]
         more = "" if len(shown) == len(legal) else f" ... ({len(legal)} in all: 'moves' lists them)"
         self.say("legal: " + ", ".join(shown) + more)
@@ -240,6 +265,10 @@ def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int
         session.add(human)
     safe = "".join(c if c.isalnum() or c in "._+-" else "-" for c in bot.name)[:60]
     name = f"play {game.name} {safe} v{bot.version}"
+    if game.source is not None:  # a user's game: its play tournament is that of its code and parameters
+        digest = hashlib.sha256(json.dumps(game.spec(), sort_keys=True).encode()).hexdigest()[:10]
+        title = "".join(c if c.isalnum() or c in "._+-" else "-" for c in game.name)[:24]
+        name = f"play {title} {digest} {safe} v{bot.version}"
     tournament = _one(session, Tournament, name=name)
     if tournament is None:
         tournament = add_tournament(

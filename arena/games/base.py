@@ -507,4 +507,3 @@ class ResultState(State):
 def _rebuild(cls: type[Game], params: dict[str, Any]) -> Game:
     """A game unpickled: made again from its class and parameters."""
     return cls(**params)
-

@@ -112,12 +112,16 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
     """Everything stored of game ``game_id``: its tournament, stage, pool and round; each seat's
     team and bot version with a summary of its moves' times and the tail of its error output
     (at most ``STDERR_SHOWN`` characters, ``stderr_chars`` says how many were stored); the
-    result, how the game ended, who broke a rule and how; and each time it was voided."""
-    from arena.games import RESULTS, game_class
+    result, how the game ended, who broke a rule and how; and each time it was voided. A game
+    with chance has ``chance_moves``, its chance outcomes (no seat's: no seat's times count
+    them); a user's game that cannot be loaded any more (its module gone or changed) names its
+    seats ``p1`` and ``p2`` and says why in ``game_problem``."""
+    from arena.games import CHANCE, RESULTS
+    from arena.results.replay import spec_seat_names
 
     g = find_game(session, game_id)
     t = session.get_one(Tournament, g.tournament_id)
-    sides = game_class(t.game["name"]).SEATS
+    sides, problem = spec_seat_names(t.game)
     times = {
         seat: (moves, wall, longest, cpu, timed, wait)
         for seat, moves, wall, longest, cpu, timed, wait in session.execute(
@@ -164,7 +168,7 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
             }
         )
     voids = session.scalars(select(GameVoid).where(GameVoid.game_id == g.id).order_by(GameVoid.attempt, GameVoid.id))
-    return {
+    record = {
         "id": g.id,
         "tournament": t.name,
         "game": dict(t.game),
@@ -188,6 +192,12 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
         "voids": [{"attempt": v.attempt, "plies": v.plies, "reason": v.reason, "at": v.created_at} for v in voids],
         "seats": seats,
     }
+    chance = times.get(CHANCE, (0,))[0]
+    if chance:
+        record["chance_moves"] = chance
+    if problem is not None:
+        record["game_problem"] = f"the game of tournament {t.name!r} cannot be loaded: {problem}"
+    return record
 
 
 def bot_rows(session: Session) -> list[dict[str, Any]]:

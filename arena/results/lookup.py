@@ -4,6 +4,8 @@ names of its stages and pools."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -84,7 +86,7 @@ def tournament_config(tournament: Tournament) -> TournamentDef:
     try:
         return TournamentDef.model_construct(
             name=data["name"],
-            game=GameDef.model_validate(data["game"]),
+            game=_stored_game_def(data["game"]),
             seed=data.get("seed", 0),
             scoring=data.get("scoring", "standard"),
             time=TimeDef.model_validate(data.get("time") or {}),
@@ -99,6 +101,23 @@ def tournament_config(tournament: Tournament) -> TournamentDef:
             f"the stored configuration of tournament {tournament.name!r} cannot be read by this "
             f"version of arena: {error}"
         ) from None
+
+
+def _stored_game_def(data: dict[str, Any]) -> GameDef:
+    """The stored tournament file's game; where it no longer loads (a user's game whose module
+    is gone), taken as written: its name and parameters are all the results need of it (what
+    needs the game itself, a replay, says why it cannot be loaded)."""
+    try:
+        return GameDef.model_validate(data)
+    except ValidationError:
+        if not (isinstance(data, dict) and isinstance(data.get("name"), str) and data.get("module")):
+            raise
+        return GameDef.model_construct(
+            name=data["name"],
+            module=str(data["module"]),
+            class_=data.get("class") or data.get("class_"),
+            params=dict(data.get("params") or {}),
+        )
 
 
 def stage_names(tournament: Tournament) -> list[str]:

@@ -21,7 +21,8 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
-from arena.games import Game, State
+from arena.core.text import clean
+from arena.games import SIMULTANEOUS, Game, State
 from arena.results.figures import (
     duration,
     elo_chart,
@@ -36,7 +37,7 @@ from arena.results.figures import (
     when,
 )
 from arena.results.lookup import pool_name
-from arena.results.replay import replay_record, result_sentence, seat_names
+from arena.results.replay import UNKNOWN_SEATS, result_sentence, seat_names, walk_record
 from arena.results.tables import GameSummary, Team
 from arena.results.tournament_results import Results, describe_status, final_los, params_text
 
@@ -81,9 +82,32 @@ def embed_json(data: Any) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
+#: arena's games, each drawn by code of its own (replay.js); any other game is drawn from its
+#: ``boards`` (``State.board()``), or shown as its ``render()`` text
+DRAWN = ("tictactoe", "uttt", "xtreme", "othello")
+#: the most cells a generic board may have, and boards a position: more is shown as text
+MOST_CELLS = 4096
+MOST_BOARDS = 16
+#: the longest text of a cell, a label and a note, and the most notes
+CELL_TEXT, LABEL_TEXT, NOTE_TEXT, MOST_NOTES = 3, 80, 300, 20
+#: the longest ``render()`` text a position shows
+RENDER_TEXT = 20_000
+
+
+def board_kind(game: Game | None) -> str:
+    """How a game's positions are drawn: by its own name for arena's games (``DRAWN``), else
+    ``generic`` (its boards, or its text). A user's game is never drawn as one of arena's,
+    whatever its name."""
+    if game is not None and game.source is None and game.name in DRAWN:
+        return game.name
+    return "generic"
+
+
 def frames(game: Game, states: list[State]) -> list[dict[str, Any]]:
     """Each position as the page draws it: whose turn, then the engine's ``board_data()`` (and,
-    where they are few, the legal moves)."""
+    where they are few, the legal moves); a game not of arena's own, its ``generic_frame``."""
+    if board_kind(game) == "generic":
+        return [generic_frame(state, clickable=False) for state in states]
     small = game.name in ("othello", "tictactoe")
     out = []
     for state in states:
@@ -96,11 +120,81 @@ def frames(game: Game, states: list[State]) -> list[dict[str, Any]]:
     return out
 
 
+def generic_frame(state: State, seat: int | None = None, clickable: bool = True) -> dict[str, Any]:
+    """A position of a game drawn without code of its own, from what ``seat`` may know of it
+    (``State.view``; ``None``: a spectator's, everything): who acts, its ``boards`` and
+    ``notes`` where it gives them (checked and cut to the format's bounds; the moves of their
+    cells only where they are ``clickable``), else its ``render()`` text (a spectator's only)."""
+    frame: dict[str, Any] = {"to_move": state.to_move}
+    try:
+        if state.is_terminal:
+            frame["terminal"] = True
+        if state.to_move == SIMULTANEOUS:
+            frame["actors"] = list(state.actors())
+        view = state.view(seat)
+        boards = checked_boards(view)
+        if boards is not None and not clickable:
+            for board in boards["boards"]:
+                board.pop("moves", None)
+        if boards is not None:
+            frame.update(boards)
+        elif seat is None:
+            frame["text"] = clean(state.render(), RENDER_TEXT)
+        else:  # (render() is a spectator's: everything) what the seat may know, as its view's data
+            shown = {key: value for key, value in view.items() if key not in ("game", "legal")}
+            frame["text"] = clean("\n".join(f"{key}: {json.dumps(value)}" for key, value in shown.items()), RENDER_TEXT)
+    except Exception as error:  # a user's game whose code fails to show a position
+        frame["text"] = clean(f"(the game cannot show this position: {type(error).__name__}: {error})", 500)
+    return frame
+
+
+def checked_boards(data: Any) -> dict[str, Any] | None:
+    """The ``boards`` and ``notes`` of a position's data (``to_dict()`` or a ``view``) in the
+    board format (docs/games.md, "Boards"), every text a string cut to its bound; ``None``
+    where the data holds none, or not in that format."""
+    if not isinstance(data, dict) or not isinstance(data.get("boards"), list):
+        return None
+    boards = []
+    for board in data["boards"][:MOST_BOARDS]:
+        if not isinstance(board, dict):
+            return None
+        rows, cols, cells = board.get("rows"), board.get("cols"), board.get("cells")
+        if not (type(rows) is int and type(cols) is int and rows > 0 and cols > 0 and rows * cols <= MOST_CELLS):
+            return None
+        if not isinstance(cells, list) or len(cells) != rows * cols:
+            return None
+        size = rows * cols
+        shown: dict[str, Any] = {
+            "rows": rows,
+            "cols": cols,
+            "cells": ["" if cell is None else clean(cell)[:CELL_TEXT] for cell in cells],
+        }
+        if board.get("label") is not None:
+            shown["label"] = clean(board["label"], LABEL_TEXT)
+        for key in ("highlight", "last"):
+            marked = board.get(key)
+            if isinstance(marked, list):
+                shown[key] = sorted({i for i in marked if type(i) is int and 0 <= i < size})
+        moves = board.get("moves")
+        if isinstance(moves, list) and len(moves) == size:
+            shown["moves"] = [None if move is None else clean(move, 40) for move in moves]
+        boards.append(shown)
+    notes = data.get("notes")
+    lines = [clean(note, NOTE_TEXT) for note in notes[:MOST_NOTES]] if isinstance(notes, list) else []
+    return {"boards": boards, "notes": lines}
+
+
+def step_counts(steps: list[tuple[int, int]]) -> list[int]:
+    """The entries of each step of a replay (a simultaneous step has one a seat, any other one)."""
+    return [end - first for first, end in steps]
+
+
 # ---------------------------------------------------------------- the pages' values
 
 
-def site_context(found: Results, served: bool = False) -> dict[str, Any]:
-    """What every page of a tournament shows (its header, its teams and their lines)."""
+def site_context(found: Results, served: bool = False, game: Game | None = None) -> dict[str, Any]:
+    """What every page of a tournament shows (its header, its teams and their lines); ``game``:
+    the tournament's game, where it could be loaded (``tournament_game``)."""
     config = found.config
     return {
         "t": found.tournament,
@@ -109,7 +203,8 @@ def site_context(found: Results, served: bool = False) -> dict[str, Any]:
         "teams": {team.name: team for team in found.teams},
         "lines": {line.team: line for line in found.leaderboard},
         "stage_names": [s.name for s in config.stages],
-        "names": seat_names(config.game.name),
+        "names": seat_names(game),
+        "board_kind": board_kind(game),
         "generated": when(time.time()),
         "problems": {},
         "served": served,
@@ -134,11 +229,13 @@ def crosstable_values(found: Results) -> dict[str, Any]:
 
 
 def think_times(found: Results, moves: Mapping[int, Moves]) -> dict[str, list[float]]:
-    """Each team's think times (wall milliseconds), over its games' ``moves``."""
+    """Each team's think times (wall milliseconds), over its games' ``moves`` (a chance
+    outcome is nobody's)."""
     times: dict[str, list[float]] = defaultdict(list)
     for g in found.games:
         for seat, _, wall in moves.get(g.id, ()):
-            times[g.seats[seat]].append(wall)
+            if 0 <= seat < len(g.seats):
+                times[g.seats[seat]].append(wall)
     return times
 
 
@@ -169,10 +266,36 @@ def team_values(found: Results, team: Team, times: list[float]) -> dict[str, Any
     }
 
 
-def game_data(game: Game, summary: GameSummary, moves: Moves) -> dict[str, Any]:
-    """What a game page embeds for its replay: the seats, the moves and every position, found
-    by re-playing the moves through the engine (``problem``: where the record stops re-playing)."""
-    states, problem = replay_record(
+def game_data(game: Game | None, summary: GameSummary, moves: Moves, unavailable: str | None = None) -> dict[str, Any]:
+    """What a game page embeds for its replay: the seats, the moves (a chance outcome's of seat
+    ``CHANCE``, with no time), the entries of each step and every position, found by re-playing
+    the moves through the engine (``problem``: where the record stops re-playing). Without the
+    ``game`` (it cannot be loaded: ``unavailable`` says why) the moves alone, and no position."""
+    shown_moves = [[s, t, 0 if s < 0 else round(w, 2)] for s, t, w in moves]
+    names = seat_names(game)
+    result = result_sentence(
+        names,
+        summary.seats,
+        summary.winner,
+        summary.termination,
+        summary.offender,
+        summary.raw_points,
+        summary.status,
+    )
+    if game is None:
+        return {
+            "game": "",
+            "board": "generic",
+            "seats": list(summary.seats),
+            "names": list(UNKNOWN_SEATS),
+            "moves": shown_moves,
+            "steps": [],
+            "frames": [{"to_move": 0, "text": "(no position: the game cannot be loaded)"}],
+            "result": result,
+            "problem": unavailable or "the game cannot be loaded",
+            "unavailable": True,
+        }
+    walk = walk_record(
         game,
         [(s, t) for s, t, _ in moves],
         status=summary.status,
@@ -182,23 +305,32 @@ def game_data(game: Game, summary: GameSummary, moves: Moves) -> dict[str, Any]:
         offender=summary.offender,
         plies=summary.plies,
     )
-    return {
+    data: dict[str, Any] = {
         "game": game.name,
+        "board": board_kind(game),
         "seats": list(summary.seats),
-        "names": list(seat_names(game.name)),
-        "moves": [[s, t, round(w, 2)] for s, t, w in moves],
-        "frames": frames(game, states),
-        "result": result_sentence(
-            game.name,
-            summary.seats,
-            summary.winner,
-            summary.termination,
-            summary.offender,
-            summary.raw_points,
-            summary.status,
-        ),
-        "problem": problem,
+        "names": list(names),
+        "moves": shown_moves,
+        "frames": frames(game, walk.states),
+        "result": result,
+        "problem": walk.problem,
     }
+    if any(end - first != 1 for first, end in walk.steps):
+        data["steps"] = step_counts(walk.steps)
+    if data["board"] == "generic":
+        data["marks"] = [clean(mark) for mark in game.MARKS[: game.players]]
+    return data
+
+
+def hidden_data(game: Game, summary: GameSummary, moves: Moves) -> dict[str, Any]:
+    """What the page of a game of hidden information (``Game.HIDDEN``) shows while it goes on:
+    how many moves it has, and no move or position (a seat may not know them: they are shown
+    once it is over)."""
+    data = game_data(game, summary, [])
+    text = f"(a game of hidden information: its {len(moves)} moves so far are shown when it is over)"
+    data.update(moves=[], frames=[{"to_move": 0, "text": text}], hidden=len(moves), problem=None)
+    data.pop("steps", None)
+    return data
 
 
 def game_values(
@@ -209,6 +341,7 @@ def game_values(
         "g": summary,
         "data": embed_json(data),
         "problem": data["problem"],
+        "unavailable": data.get("unavailable", False),
         "neighbours": neighbours,
         "result": data["result"],
     }

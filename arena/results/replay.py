@@ -11,8 +11,8 @@ import os
 import select
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select as sql_select
@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from arena.core.records import Termination
 from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.games import Game, State, get_game_from_spec
+from arena.games import CHANCE, SIMULTANEOUS, Game, MoveSyntaxError, State, get_game_from_spec
 from arena.results.lookup import find_game, pool_name, stage_name, stage_names
 from arena.store.models import Entry, MoveRow, Tournament
 
@@ -33,11 +33,211 @@ class ReplayError(ArenaError):
     """A stored game whose moves do not re-play to its stored result."""
 
 
-def seat_names(game: str) -> tuple[str, ...]:
-    """What the two seats are called in the game named ``game``: x and o, or black and white."""
-    from arena.games import game_class
+#: what the two seats are called when the game that names them cannot be loaded
+UNKNOWN_SEATS = ("p1", "p2")
 
-    return game_class(game).SEATS
+
+def stored_game(spec: Mapping[str, Any]) -> Game:
+    """The game a stored tournament was played with, made from its spec (``tournament.game``):
+    one of arena's by name, a user's from its module, checked by the hash of its code. An
+    ``ArenaError`` (``GameLoadError``, ``UnknownGameError``, ``GameParameterError``) says why it
+    cannot be loaded."""
+    return get_game_from_spec(dict(spec))
+
+
+def tournament_game(tournament: Tournament) -> tuple[Game | None, str | None]:
+    """The game ``tournament`` was played with, or ``None`` and why it cannot be loaded (its
+    module gone or changed): the pages that need no engine still show."""
+    try:
+        return stored_game(tournament.game), None
+    except ArenaError as error:
+        return None, f"the game of tournament {tournament.name!r} cannot be loaded: {error}"
+
+
+def seat_names(game: Game | None) -> tuple[str, ...]:
+    """What the seats of ``game`` are called (x and o, black and white, p1 and p2...);
+    ``UNKNOWN_SEATS`` when the game could not be loaded."""
+    if game is None:
+        return UNKNOWN_SEATS
+    return game.seat_names(game.players)
+
+
+def spec_seat_names(spec: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """The seat names of the game of a stored spec, and why the game cannot be loaded (then
+    the names are ``UNKNOWN_SEATS``)."""
+    try:
+        return seat_names(stored_game(spec)), None
+    except ArenaError as error:
+        return UNKNOWN_SEATS, str(error)
+
+
+def acting_seats(state: State) -> tuple[int, ...]:
+    """The seats whose moves a record holds for the step from ``state``: ``(CHANCE,)`` for a
+    chance outcome, each acting seat in order at a simultaneous step, else the seat to move."""
+    if state.to_move == CHANCE:
+        return (CHANCE,)
+    if state.to_move == SIMULTANEOUS:
+        return tuple(state.actors())
+    return (state.to_move,)
+
+
+def seat_word(names: Sequence[str], seat: int) -> str:
+    """How a record's seat is named: its seat's name, or ``chance``."""
+    if seat == CHANCE:
+        return "chance"
+    return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+
+def _entry_words(names: Sequence[str], seat: int, text: str) -> str:
+    """An entry of a record, for a message: ``o playing '4'``, or ``a chance outcome '4'``."""
+    return f"a chance outcome {text!r}" if seat == CHANCE else f"{seat_word(names, seat)} playing {text!r}"
+
+
+def _turn_words(names: Sequence[str], state: State, seat: int) -> str:
+    """Whose turn it is in ``state`` (``seat``'s: the one a record's entry should have had),
+    for a message: ``it is x's turn``, ``the game draws a chance outcome there``."""
+    if seat == CHANCE:
+        return "the game draws a chance outcome there"
+    if state.to_move == SIMULTANEOUS:
+        acting = " and ".join(seat_word(names, other) for other in state.actors())
+        return f"it is {seat_word(names, seat)}'s move of the step {acting} play at once"
+    return f"it is {seat_word(names, seat)}'s turn"
+
+
+@dataclass(slots=True)
+class Walk:
+    """A record re-played step by step: every state reached (the first before any move), the
+    record's entries (``(first, end)`` indexes) of the step from each state to the next (a
+    simultaneous step has one entry a seat, any other step one), and what is wrong with the
+    record (``None`` when its moves, seats and result all agree with the rules)."""
+
+    states: list[State] = field(default_factory=list)
+    steps: list[tuple[int, int]] = field(default_factory=list)
+    problem: str | None = None
+
+
+def walk_record(
+    game: Game,
+    moves: Sequence[tuple[int, str]],
+    *,
+    status: str,
+    winner: int | None,
+    points: Sequence[float] | None,
+    termination: str | None,
+    offender: int | None,
+    plies: int | None,
+) -> Walk:
+    """Re-play ``moves`` = [(seat, move text)] from the start through ``Game.steps`` (a chance
+    outcome is an entry of seat ``CHANCE``; a simultaneous step one entry of each acting seat,
+    in seat order), checking every entry's seat and the stored result."""
+    names = seat_names(game)
+    walk = Walk()
+    done = 0  # the entries re-played
+    pending: tuple[int, int] | None = None
+    texts = [text for _, text in moves]
+    try:
+        for state, step in game.steps(game.initial_state(), texts):
+            if pending is not None:
+                walk.steps.append(pending)
+                done = pending[1]
+            walk.states.append(state)
+            if not step:
+                break
+            if state.is_terminal:
+                walk.problem = f"ply {done + 1}: {texts[done]!r} is played after the game is over"
+                return walk
+            entries = moves[done : done + len(step)]
+            wanted = acting_seats(state)
+            for ply, ((seat, text), expected) in enumerate(zip(entries, wanted), done + 1):
+                if seat != expected:
+                    walk.problem = (
+                        f"ply {ply}: the record has {_entry_words(names, seat, text)}, but "
+                        f"{_turn_words(names, state, expected)}"
+                    )
+                    return walk
+            pending = (done, done + len(step))
+    except MoveSyntaxError as error:
+        walk.problem = f"ply {_unreadable(game, texts, done)}: {error}"
+        return walk
+    except ValueError as error:  # an illegal move (its message names its ply), a record cut in a step
+        text = str(error)
+        at = (pending or (done, done))[0] + 1  # the step being played
+        walk.problem = text if text.startswith(("ply ", "the record ends")) else f"ply {at}: {text}"
+        return walk
+    except Exception as error:  # a user's game whose code fails on its own record
+        at = (pending or (done, done))[0] + 1
+        walk.problem = f"ply {at}: the game's code failed: {type(error).__name__}: {error}"
+        return walk
+    walk.problem = _check_result(
+        walk.states[-1],
+        len(moves),
+        names,
+        status=status,
+        winner=winner,
+        points=points,
+        termination=termination,
+        offender=offender,
+        plies=plies,
+    )
+    return walk
+
+
+def _unreadable(game: Game, texts: Sequence[str], start: int) -> int:
+    """The ply of the first entry from ``start`` that is no move of ``game``."""
+    for ply in range(start, len(texts)):
+        try:
+            game.parse_move(texts[ply])
+        except ValueError:
+            return ply + 1
+    return start + 1
+
+
+def _check_result(
+    state: State,
+    count: int,
+    names: Sequence[str],
+    *,
+    status: str,
+    winner: int | None,
+    points: Sequence[float] | None,
+    termination: str | None,
+    offender: int | None,
+    plies: int | None,
+) -> str | None:
+    """What is wrong with the stored result of a record of ``count`` entries that re-played to
+    ``state``, or ``None``."""
+    if status != "finished":
+        return None
+    if plies is not None and plies != count:
+        return f"the game says it has {plies} moves, but {count} are stored"
+    kind = termination or Termination.NORMAL.value
+    if kind == Termination.NORMAL.value:
+        if not state.is_terminal:
+            return f"the record ends after ply {count}, before the game is over, yet says it ended normally"
+        expected = state.outcome
+    else:
+        if state.is_terminal:
+            return f"the game is over at ply {count}, yet the record says it ended by {kind}"
+        if offender is None:
+            return None if kind in ("aborted", "resignation") else f"the record says {kind} but names no offender"
+        if count and offender not in state.actors():
+            if state.to_move == CHANCE:
+                return f"the record has {seat_word(names, offender)} forfeiting by {kind} at a chance outcome"
+            acting = " and ".join(seat_word(names, seat) for seat in state.actors())
+            return f"the record has {seat_word(names, offender)} forfeiting by {kind}, but it was {acting}'s turn"
+        expected = state.forfeit_outcome(offender)
+    assert expected is not None
+    if winner != expected.winner:
+        said = "a draw" if winner is None else f"{seat_word(names, winner)} winning"
+        truth = "a draw" if expected.winner is None else f"{seat_word(names, expected.winner)} winning"
+        return f"the record says {said}, but its moves give {truth}"
+    # what the harness stores: the game's own points, else its returns where it gives them
+    given = expected.points if expected.points is not None else expected.returns
+    want = None if given is None else tuple(float(value) for value in given)
+    have = None if points is None else tuple(float(value) for value in points)
+    if want != have:
+        return f"the record gives points {_points(have)}, but its moves give {_points(want)}"
+    return None
 
 
 def replay_record(
@@ -46,84 +246,45 @@ def replay_record(
     *,
     status: str,
     winner: int | None,
-    points: tuple[float, float] | None,
+    points: Sequence[float] | None,
     termination: str | None,
     offender: int | None,
     plies: int | None,
 ) -> tuple[list[State], str | None]:
-    """Re-play ``moves`` = [(seat, move text)] from the start: every state reached, and what is
-    wrong with the record (``None`` when its moves, seats and result all agree with the rules)."""
-    names = seat_names(game.name)
-    state = game.initial_state()
-    states = [state]
-    for ply, (seat, text) in enumerate(moves, 1):
-        if state.is_terminal:
-            return states, f"ply {ply}: {text!r} is played after the game is over"
-        if seat != state.to_move:
-            return (
-                states,
-                f"ply {ply}: the record has {names[seat]} playing {text!r}, but it is {names[state.to_move]}'s turn",
-            )
-        try:
-            state = state.play(game.parse_move(text))
-        except ValueError as error:  # a move that does not parse, or an illegal one
-            return states, f"ply {ply}: {error}"
-        states.append(state)
-    if status != "finished":
-        return states, None
-    if plies is not None and plies != len(moves):
-        return states, f"the game says it has {plies} moves, but {len(moves)} are stored"
-    kind = termination or Termination.NORMAL.value
-    if kind == Termination.NORMAL.value:
-        if not state.is_terminal:
-            return (
-                states,
-                f"the record ends after ply {len(moves)}, before the game is over, yet says it ended normally",
-            )
-        expected = state.outcome
-    else:
-        if state.is_terminal:
-            return states, f"the game is over at ply {len(moves)}, yet the record says it ended by {kind}"
-        if offender is None:
-            return states, None if kind in (
-                "aborted",
-                "resignation",
-            ) else f"the record says {kind} but names no offender"
-        if moves and offender != state.to_move:
-            return states, (
-                f"the record has {names[offender]} forfeiting by {kind}, but it was {names[state.to_move]}'s turn"
-            )
-        expected = state.forfeit_outcome(offender)
-    assert expected is not None
-    if winner != expected.winner:
-        said = "a draw" if winner is None else f"{names[winner]} winning"
-        truth = "a draw" if expected.winner is None else f"{names[expected.winner]} winning"
-        return states, f"the record says {said}, but its moves give {truth}"
-    want = None if expected.points is None else (float(expected.points[0]), float(expected.points[1]))
-    have = None if points is None else (float(points[0]), float(points[1]))
-    if want != have:
-        return states, f"the record gives points {_points(have)}, but its moves give {_points(want)}"
-    return states, None
+    """Re-play ``moves`` = [(seat, move text)] from the start (``walk_record``): every state
+    reached, and what is wrong with the record (``None`` when its moves, seats and result all
+    agree with the rules)."""
+    walk = walk_record(
+        game,
+        moves,
+        status=status,
+        winner=winner,
+        points=points,
+        termination=termination,
+        offender=offender,
+        plies=plies,
+    )
+    return walk.states, walk.problem
 
 
-def _points(points: tuple[float, ...] | None) -> str:
+def _points(points: Sequence[float] | None) -> str:
     return "none" if points is None else "-".join(f"{value:g}" for value in points)
 
 
 def result_sentence(
-    game: str,
+    names: Sequence[str],
     seats: Sequence[str],
     winner: int | None,
     termination: str | None,
     offender: int | None,
-    points: tuple[float, ...] | None,
+    points: Sequence[float] | None,
     status: str = "finished",
 ) -> str:
-    """The result in words, e.g. ``alpha (x) wins: beta forfeits by timeout; points 86-0``."""
+    """The result in words, e.g. ``alpha (x) wins: beta forfeits by timeout; points 86-0``;
+    ``names``: what the seats are called (``seat_names``), ``seats``: who sat in them."""
     if status != "finished":
         return f"not played yet ({status})"
-    names = seat_names(game)
-    text = "draw" if winner is None else f"{seats[winner]} ({names[winner]}) wins"
+    text = "draw" if winner is None else f"{seats[winner]} ({seat_word(names, winner)}) wins"
     kind = termination or "normal"
     if kind != "normal" and offender is not None:
         verb = "resigns" if kind == "resignation" else f"forfeits by {kind.replace('_', ' ')}"
@@ -137,7 +298,8 @@ def result_sentence(
 
 @dataclass(slots=True)
 class Replay:
-    """A stored game re-played: the record, every state reached, and what is wrong if anything."""
+    """A stored game re-played: the record, every state reached (one a step: a simultaneous
+    step's moves lead to one state), the entries of each step, and what is wrong if anything."""
 
     game_id: int
     tournament: str
@@ -155,24 +317,44 @@ class Replay:
     termination: str | None
     offender: int | None
     detail: str | None
+    #: the record's entries (``(first, end)`` indexes into ``moves``) of the step to each state
+    steps: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def last_ply(self) -> int:
-        """The last ply that can be shown (all of them when the record re-plays)."""
+        """The last position that can be shown (all of them when the record re-plays): with no
+        simultaneous steps, a ply."""
         return len(self.states) - 1
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """What the seats are called."""
+        return seat_names(self.game)
+
     def heading(self, ply: int) -> str:
-        """What happened at ``ply``: the mover, its move and the time it took."""
-        names = seat_names(self.game.name)
+        """What happened at position ``ply``: the mover, its move and the time it took (every
+        seat's of a simultaneous step; a chance outcome's alone)."""
+        names = self.names
         if ply == 0:
             return f"start; {names[0]} ({self.seats[0]}) against {names[1]} ({self.seats[1]})"
-        seat, text, wall = self.moves[ply - 1]
-        return f"ply {ply}/{len(self.moves)}: {names[seat]} ({self.seats[seat]}) plays {text} in {wall:.1f} ms"
+        first, end = self.steps[ply - 1] if ply <= len(self.steps) else (ply - 1, ply)
+        total = len(self.moves)
+        where = f"ply {end}/{total}" if end - first == 1 else f"plies {first + 1}-{end}/{total}"
+        return f"{where}: " + ", ".join(self.entry_text(index) for index in range(first, end))
+
+    def entry_text(self, index: int) -> str:
+        """Entry ``index`` of the record in words: ``x (alpha) plays 4 in 1.5 ms``, or a chance
+        outcome, ``chance: roll 3``."""
+        seat, text, wall = self.moves[index]
+        if seat == CHANCE:
+            return f"chance: {text}"
+        team = self.seats[seat] if 0 <= seat < len(self.seats) else "?"
+        return f"{seat_word(self.names, seat)} ({team}) plays {text} in {wall:.1f} ms"
 
     def result(self) -> str:
         """The game's result in a sentence, with how it ended."""
         text = result_sentence(
-            self.game.name, self.seats, self.winner, self.termination, self.offender, self.points, self.status
+            self.names, self.seats, self.winner, self.termination, self.offender, self.points, self.status
         )
         return text + (f" ({self.detail})" if self.detail else "")
 
@@ -201,7 +383,10 @@ def load_replay(session: Session, game_id: int) -> Replay:
     tournament = session.get(Tournament, row.tournament_id)
     assert tournament is not None
     names = stage_names(tournament)
-    game = get_game_from_spec(tournament.game)
+    try:
+        game = stored_game(tournament.game)
+    except ArenaError as error:
+        raise ArenaError(f"game {game_id} of {tournament.name!r} cannot be replayed: {error}") from None
     teams = dict(session.execute(sql_select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
     moves = [
         (seat, text, wall)
@@ -212,7 +397,7 @@ def load_replay(session: Session, game_id: int) -> Replay:
         )
     ]
     points = row.points
-    states, problem = replay_record(
+    walk = walk_record(
         game,
         [(s, t) for s, t, _ in moves],
         status=row.status,
@@ -231,14 +416,15 @@ def load_replay(session: Session, game_id: int) -> Replay:
         row.round,
         (teams[row.seat0], teams[row.seat1]),
         moves,
-        states,
-        problem,
+        walk.states,
+        walk.problem,
         row.status,
         row.winner,
         points,
         row.termination,
         row.offender,
         row.detail,
+        walk.steps,
     )
 
 
@@ -247,12 +433,20 @@ def load_replay(session: Session, game_id: int) -> Replay:
 
 def frame(replay: Replay, ply: int) -> str:
     """The text shown for ``ply``: the heading, the board, and the result at the end."""
-    lines = [replay.heading(ply), "", replay.states[ply].render(), ""]
-    if ply == len(replay.moves) and replay.problem is None:
+    lines = [replay.heading(ply), "", _render(replay.states[ply]), ""]
+    if ply == replay.last_ply and replay.problem is None:
         lines.append(f"result: {replay.result()}")
     if replay.problem is not None and ply == replay.last_ply:
         lines.append(f"the record does not re-play: {replay.problem}")
     return printable("\n".join(lines), lines=True)  # names and the forfeit's detail come from files and bots
+
+
+def _render(state: State) -> str:
+    """The position as text (``render()``; a user's game whose code fails to draw it says so)."""
+    try:
+        return state.render()
+    except Exception as error:
+        return f"(the game cannot draw this position: {type(error).__name__}: {error})"
 
 
 def print_replay(replay: Replay, write: Callable[[str], object], start: int | None, delay: float | None) -> None:

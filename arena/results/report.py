@@ -27,7 +27,7 @@ from typing import Any
 from jinja2 import Environment
 from sqlalchemy.orm import Session, sessionmaker
 
-from arena.games import Game, get_game_from_spec
+from arena.games import Game
 from arena.results.lookup import find_tournament
 from arena.results.nodestats import node_lines
 from arena.results.pages import (
@@ -43,6 +43,7 @@ from arena.results.pages import (
     team_values,
     think_times,
 )
+from arena.results.replay import tournament_game
 from arena.results.tables import GameSummary
 from arena.results.tournament_results import Results, load_moves, load_results
 
@@ -62,6 +63,8 @@ class Written:
     largest_game_page: int
     problems: list[str] = field(default_factory=list)
     note: str | None = None
+    #: why the tournament's game cannot be loaded (its game pages then show no replay)
+    unavailable: str | None = None
 
 
 # ---------------------------------------------------------------- game pages
@@ -74,17 +77,17 @@ _SHARED: dict[str, Any] = {}
 def _write_games(ids: list[int]) -> list[tuple[int, str | None, int]]:
     """Write the pages of games ``ids``: (id, what is wrong with its record, page bytes) each."""
     shared = _SHARED
-    game: Game = shared["game"]
+    game: Game | None = shared["game"]
     template = shared["env"].get_template("game.html")
     out = []
     for game_id in ids:
         summary: GameSummary = shared["games"][game_id]
-        data = game_data(game, summary, shared["moves"].get(game_id, []))
+        data = game_data(game, summary, shared["moves"].get(game_id, []), shared["unavailable"])
         values = game_values(data, summary, shared["neighbours"][game_id])
         html = template.render(root="../", **shared["context"], **values)
         path = shared["folder"] / "games" / f"{game_id}.html"
         path.write_text(html, encoding="utf-8")
-        out.append((game_id, data["problem"], len(html.encode())))
+        out.append((game_id, None if game is None else data["problem"], len(html.encode())))
     return out
 
 
@@ -94,14 +97,18 @@ def write_game_pages(
     moves: dict[int, list[tuple[int, str, float]]],
     folder: Path,
     context: dict[str, Any],
+    game: Game | None = None,
+    unavailable: str | None = None,
 ) -> dict[int, tuple[str | None, int]]:
-    """Every game page; game id -> (what is wrong with its record, page bytes)."""
+    """Every game page; game id -> (what is wrong with its record, page bytes). Without the
+    ``game`` (``unavailable`` says why it cannot be loaded) each page shows the moves alone."""
     ids = [g.id for g in found.games]
     neighbours = {
         game_id: (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None) for i, game_id in enumerate(ids)
     }
     _SHARED.update(
-        game=get_game_from_spec(found.tournament.game),
+        game=game,
+        unavailable=unavailable,
         env=env,
         games={g.id: g for g in found.games},
         moves=moves,
@@ -145,9 +152,10 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
     for asset in ASSETS:
         shutil.copyfile(TEMPLATES / asset, folder / "assets" / asset)
     env = environment()
-    context = site_context(found)
+    game, unavailable = tournament_game(found.tournament)
+    context = site_context(found, game=game)
     note = context["note"]
-    checked = write_game_pages(env, found, moves, folder, context)
+    checked = write_game_pages(env, found, moves, folder, context, game, unavailable)
     problems = {game_id: p for game_id, (p, _) in checked.items() if p}
     context["problems"] = problems
 
@@ -172,4 +180,5 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
         largest_game_page=max(sizes, default=0),
         problems=[f"game {gid} does not re-play: {p}" for gid, p in sorted(problems.items())],
         note=note,
+        unavailable=unavailable,
     )

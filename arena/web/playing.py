@@ -6,6 +6,12 @@ from the page instead of a terminal.
 The page sends moves and commands (``undo``, ``resign``) as the lines a person would type; a
 ``Watcher`` keeps the position and the moves for the page, which asks for them again whenever
 they change (a long poll on ``version``).
+
+The games: arena's four (``PLAYABLE``), and the game of a stored tournament of two seats
+(``tournament:ID``: a user's game, loaded from the tournament's spec and checked by the hash of
+its code), drawn from its boards (``pages.generic_frame``). In a game of hidden information the
+person sees what their seat may know (``State.view``) and not the others' moves until it is over;
+at a simultaneous step they choose their move among their own (``State.moves_of``).
 """
 
 from __future__ import annotations
@@ -29,17 +35,20 @@ from arena.core.live import remove_live, write_live
 from arena.core.records import GameRecord, MoveRecord
 from arena.core.text import clean
 from arena.core.timing import TimeControl
-from arena.games import Game, State, get_game
-from arena.results.pages import frames
-from arena.results.replay import result_sentence, seat_names
-from arena.store.models import Bot, GameRow
+from arena.errors import ArenaError
+from arena.games import CHANCE, Game, State, get_game
+from arena.results.pages import board_kind, frames, generic_frame
+from arena.results.replay import result_sentence, seat_names, stored_game
+from arena.store.models import PLAY_HASH, Bot, GameRow, Tournament
 
 log = logging.getLogger(__name__)
 
-#: the games a person can play in the browser
+#: arena's games a person can play in the browser
 PLAYABLE = ("tictactoe", "uttt", "othello", "xtreme")
+#: how a choice names the game of a stored tournament (a user's game): ``tournament:ID``
+TOURNAMENT_GAME = "tournament:"
 #: a move as the page sends it (any game's notation), or a command
-MOVE_TEXT = re.compile(r"[a-z0-9][a-z0-9 ,]{0,11}")
+MOVE_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ,.:+-]{0,31}")
 COMMANDS = ("undo", "resign")
 #: a game nobody has moved in for this long is left (stored without a result); ``arena serve
 #: --idle-minutes`` sets it
@@ -111,12 +120,19 @@ class Notices:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """What a person chose to play: the game, the bot, their seat and the bot's move time."""
+    """What a person chose to play: the game (one of ``PLAYABLE``, or ``tournament:ID``, the
+    game of a stored tournament), the bot, their seat and the bot's move time."""
 
     game: str
     bot: str
     seat: int
     move_time: float
+
+
+def tournament_id_of(game: str) -> int | None:
+    """The tournament whose game a choice names (``tournament:ID``), or ``None``."""
+    number = game.removeprefix(TOURNAMENT_GAME) if game.startswith(TOURNAMENT_GAME) else ""
+    return int(number) if number.isdecimal() and len(number) <= 18 else None
 
 
 class BrowserGame(Watcher):
@@ -137,6 +153,13 @@ class BrowserGame(Watcher):
         self.visitor = visitor  # who started it (their address)
         self.live = live  # where onlookers read its moves as it goes (``arena.core.live``), if anywhere
         self.game, self.choice = game, choice
+        self.board = board_kind(game)
+        #: what the page calls the game, and the person's side
+        self.title = game.name
+        names = seat_names(game)
+        self.side = f"{names[choice.seat]} ({'first' if choice.seat == 0 else 'second'})"
+        if self.board != "generic":
+            self.side = "x / black (first)" if choice.seat == 0 else "o / white (second)"
         self.bot_name = bot_name
         self.game_id, self.tournament_id = game_id, tournament_id
         self.state: State = game.initial_state()
@@ -168,13 +191,14 @@ class BrowserGame(Watcher):
         if self.live is not None:
             write_live(self.live, self.game_id, self.moves)
 
-    def to_move(self, state: State) -> None:
+    def to_move(self, state: State, seat: int | None = None) -> None:
+        seat = state.to_move if seat is None else seat
         with self.changes:
             self.state = state
             if len(self.moves) > state.ply:  # a take-back
                 del self.moves[state.ply :]
                 self._show()
-            self.waiting = state.to_move == self.choice.seat
+            self.waiting = seat == self.choice.seat
         self._changed()
 
     def moved(self, state: State, move: MoveRecord) -> bool:
@@ -209,7 +233,7 @@ class BrowserGame(Watcher):
                 if not self.waiting:
                     raise PlayError("it is not your turn")
                 try:  # a legal move only: a command's word ("help", "undo") is not one, and would stick
-                    legal = self.game.parse_move(move) in self.state.legal_moves()
+                    legal = self.game.parse_move(move) in self.state.moves_of(self.choice.seat)
                 except ValueError:
                     legal = False
                 if not legal:
@@ -231,17 +255,20 @@ class BrowserGame(Watcher):
 
     def snapshot(self) -> dict[str, Any]:
         """What the page shows: the position, the moves, whose turn, the legal moves when it is
-        the person's, and the result when it is over."""
+        the person's, and the result when it is over. In a game of hidden information, while
+        it goes on, the position is what the person's seat may know, and the others' moves
+        (and the chance outcomes) are not shown."""
         with self.changes:
             state, moves, waiting, over = self.state, list(self.moves), self.waiting, self.over
             record, failure, version = self.record, self.failure, self.version
             notices = list(self.notices.notices)
         game, seat = self.game, self.choice.seat
+        names = seat_names(game)
         seats = ["you", self.bot_name] if seat == 0 else [self.bot_name, "you"]
         result = None
         if record is not None:
             result = result_sentence(
-                game.name,
+                names,
                 (seats[0], seats[1]),
                 record.winner,
                 record.termination.value,
@@ -249,17 +276,27 @@ class BrowserGame(Watcher):
                 record.points,
                 "finished",
             )
-        legal = [game.format_move(m) for m in state.legal_moves()] if waiting and not state.is_terminal else []
+        legal = [game.format_move(m) for m in state.moves_of(seat)] if waiting and not state.is_terminal else []
+        hidden = game.HIDDEN and not over
+        if self.board == "generic":
+            frame = generic_frame(state, seat if hidden else None)
+            before = None
+        else:
+            frame = frames(game, [state])[0]
+            before = frames(game, [game.replay([t for _, t, _ in moves[:-1]])])[0] if moves else None
+        shown = [[s, "?" if hidden and s != seat else t, 0 if s == CHANCE else round(w, 2)] for s, t, w in moves]
         return {
             "version": version,
             "game": game.name,
+            "board": self.board,
+            "marks": list(game.MARKS[: game.players]),
             "seat": seat,
-            "names": list(seat_names(game.name)),
+            "names": list(names),
             "seats": seats,
-            "moves": [[s, t, round(w, 2)] for s, t, w in moves],
-            "frame": frames(game, [state])[0],
-            "before": frames(game, [game.replay([t for _, t, _ in moves[:-1]])])[0] if moves else None,
-            "last": moves[-1][1] if moves else None,
+            "moves": shown,
+            "frame": frame,
+            "before": before,
+            "last": moves[-1][1] if moves and not hidden else None,
             "waiting": waiting,
             "legal": legal,
             "over": over,
@@ -284,16 +321,77 @@ class Tables:
         self.games: dict[str, BrowserGame] = {}
         self.lock = threading.Lock()
 
+    def choices(self) -> list[tuple[str, str]]:
+        """The games a person may choose, as (choice, what the page calls it): arena's four,
+        then the games of two seats of the stored tournaments that are not arena's (newest
+        first, each game once), where they can be loaded."""
+        from sqlalchemy import select
+
+        found: list[tuple[str, str]] = [(name, name) for name in PLAYABLE]
+        seen: set[str] = set()
+        with self.sessions() as session:
+            rows = session.execute(
+                select(Tournament.id, Tournament.name, Tournament.game, Tournament.config_hash).order_by(
+                    Tournament.id.desc()
+                )
+            ).all()
+        # each game once: named by its newest tournament, one of 'arena run' before one of play
+        for tid, name, spec, config_hash in sorted(rows, key=lambda row: row[3] == PLAY_HASH):
+            key = repr(sorted(spec.items())) if isinstance(spec, dict) else ""
+            if not isinstance(spec, dict) or not spec.get("module") or key in seen:
+                continue
+            seen.add(key)
+            try:
+                game = stored_game(spec)
+            except ArenaError:
+                continue
+            if game.players != 2:
+                continue
+            where = "" if config_hash == PLAY_HASH else f", tournament {name}"
+            found.append((f"{TOURNAMENT_GAME}{tid}", clean(f"{game.name} (a game of your own{where})", 120)))
+        return found
+
+    def game_of(self, choice: str) -> Game:
+        """The game ``choice`` names: one of ``PLAYABLE``, or the game of a stored tournament
+        (``tournament:ID``, not one of arena's own; two seats); ``PlayError`` if none."""
+        if choice in PLAYABLE:
+            return get_game(choice)
+        tid = tournament_id_of(choice)
+        if tid is None:
+            raise PlayError(f"choose a game: {', '.join(PLAYABLE)}, or the game of a tournament (tournament:ID)")
+        with self.sessions() as session:
+            tournament = session.get(Tournament, tid)
+            spec = None if tournament is None else dict(tournament.game)
+        if spec is None or not spec.get("module"):
+            raise PlayError(f"there is no game of your own in a tournament {tid} here")
+        try:
+            game = stored_game(spec)
+        except ArenaError as error:
+            raise PlayError(f"that game cannot be loaded: {error}") from None
+        if game.players != 2:
+            raise PlayError(f"{game.name} is played by {game.players} here; a person plays games of two seats")
+        return game
+
     def bots(self, game: str) -> list[str]:
-        """The bots a person may play at ``game``: the built-in ones that play it, then the
-        registered ones (a visitor never names a file or a module of their own), but no
-        season's submission: a team's bot, passed or failed, is played on its ladder only."""
+        """The bots a person may play at ``game`` (a choice's game, or a game's name): the
+        built-in ones that play it, then the registered ones (a visitor never names a file or a
+        module of their own), but no season's submission: a team's bot, passed or failed, is
+        played on its ladder only."""
+        import importlib
+
         from sqlalchemy import select
 
         from arena.entrants.builtins import builtin_bots
         from arena.store.seasons import submitted_bots
 
-        names = [bot.module for bot in builtin_bots() if game in bot.games]
+        if tournament_id_of(game) is not None:  # a user's game: the built-in bots that play any game
+            try:
+                name = self.game_of(game).name
+            except PlayError:
+                return []
+            names = [bot.module for bot in builtin_bots() if name in importlib.import_module(bot.module).GAMES]
+        else:
+            names = [bot.module for bot in builtin_bots() if game in bot.games]
         with self.sessions() as session:
             registered = session.scalars(
                 select(Bot.name).where(Bot.registered.is_(True), Bot.id.not_in(submitted_bots())).distinct()
@@ -307,14 +405,15 @@ class Tables:
         from arena.contests import roster
         from arena.contests.human_play import find_opponent, play_against, prepare_game
 
-        if choice.game not in PLAYABLE:
-            raise PlayError(f"choose a game: {', '.join(PLAYABLE)}")
+        if choice.game not in PLAYABLE and tournament_id_of(choice.game) is None:
+            raise PlayError(f"choose a game: {', '.join(PLAYABLE)}, or the game of a tournament (tournament:ID)")
         if choice.seat not in (0, 1):
             raise PlayError("choose a side: x (first) or o (second)")
         if not 0.01 <= choice.move_time <= MAX_MOVE_TIME:
             raise PlayError(f"the bot's move time is from 0.01 to {MAX_MOVE_TIME:g} seconds")
+        game = self.game_of(choice.game)
         if choice.bot not in self.bots(choice.game):
-            raise PlayError(f"there is no bot {choice.bot!r} for {choice.game} here")
+            raise PlayError(f"there is no bot {choice.bot!r} for {game.name} here")
         with self.lock:
             self._forget_finished()
             playing = [g for g in self.games.values() if not g.over]
@@ -322,7 +421,6 @@ class Tables:
                 raise PlayError(f"you are playing {PER_VISITOR} games here already; finish or resign one first", 429)
             if len(playing) >= MAX_GAMES:
                 raise PlayError(f"{MAX_GAMES} games are being played here already; try again when one ends", 503)
-            game = get_game(choice.game)
             with self.sessions.begin() as session:
                 bot = find_opponent(session, choice.bot, {}, self.base)
                 game_id = prepare_game(session, game, bot, choice.seat)

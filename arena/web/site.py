@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.errors import ArenaError
-from arena.games import get_game_from_spec
+from arena.games import Game
 from arena.results.listings import tournament_rows
 from arena.results.nodestats import NodeLine, node_lines
 from arena.results.pages import (
@@ -28,12 +28,14 @@ from arena.results.pages import (
     environment,
     game_data,
     game_values,
+    hidden_data,
     index_values,
     site_context,
     team_file,
     team_values,
     think_times,
 )
+from arena.results.replay import tournament_game
 from arena.results.tables import GameSummary
 from arena.results.tournament_results import Results, load_moves, load_results
 from arena.store.models import Entry, GameRow, MoveRow, Tournament
@@ -62,6 +64,9 @@ class Cached:
     found: Results
     context: dict[str, Any]
     nodes: list[NodeLine]
+    #: the tournament's game, or ``None`` and why it cannot be loaded (its module gone or changed)
+    game: Game | None = None
+    unavailable: str | None = None
 
 
 def season_teams(session: Session, tournament_id: int) -> set[str]:
@@ -129,7 +134,8 @@ class Site:
                 found = load_results(session, tournament)
                 _keep_to_their_teams(found, season_teams(session, tournament_id))
                 nodes = node_lines(session, tournament_id)
-            known = Cached(stamp, found, site_context(found, served=True), nodes)
+            game, unavailable = tournament_game(found.tournament)
+            known = Cached(stamp, found, site_context(found, served=True, game=game), nodes, game, unavailable)
             self._cache[tournament_id] = known
             return known
 
@@ -207,11 +213,14 @@ class Site:
         return found.games[at], neighbours
 
     def game_data(self, tournament_id: int, game_id: int) -> tuple[dict[str, Any], GameSummary, bool]:
-        """A game's replay data (``pages.game_data``), its summary, and whether it is over."""
+        """A game's replay data (``pages.game_data``), its summary, and whether it is over. A
+        game of hidden information shows its moves once it is over (``pages.hidden_data``)."""
         summary, _ = self.summary(tournament_id, game_id)
-        game = get_game_from_spec(self.cached(tournament_id).found.tournament.game)
+        cached = self.cached(tournament_id)
         moves, over = self.game_moves(summary)
-        return game_data(game, summary, moves), summary, over
+        if cached.game is not None and cached.game.HIDDEN and not over:
+            return hidden_data(cached.game, summary, moves), summary, over
+        return game_data(cached.game, summary, moves, cached.unavailable), summary, over
 
     def game(self, tournament_id: int, game_id: int, root: str, events: str) -> str:
         """A game's page with its replay; one in progress follows its moves from ``events``."""

@@ -36,24 +36,37 @@
   var pass = document.getElementById("pass"), over = document.getElementById("over");
   var current = null, version = -1, sending = false;
 
+  var choices = document.getElementById("choices");
+
   function seatText(s, seat) {
-    return '<span class="seat seat-' + "xo"[seat] + '">' + esc(s.names[seat]) + "</span> " + esc(s.seats[seat]);
+    return '<span class="seat ' + window.ArenaBoard.seatClass(seat) + '">' + esc(s.names[seat]) + "</span> " + esc(s.seats[seat]);
+  }
+
+  /* the legal moves no cell of the board plays (a generic game's bids, cards...), as buttons */
+  function showChoices(s, clickable) {
+    var rest = s.waiting && !s.over ? s.legal.filter(function (m) { return !clickable[m] && m !== "pass"; }) : [];
+    choices.hidden = !rest.length;
+    choices.innerHTML = rest.map(function (m) {
+      return '<button type="button" data-move="' + esc(m) + '">' + esc(m) + "</button>";
+    }).join("");
   }
 
   function show(s) {
     current = s;
-    box.innerHTML = window.ArenaBoard.draw(s.game, s.frame, s.before, s.last);
-    var legal = {};
+    box.innerHTML = window.ArenaBoard.draw(s.board || s.game, s.frame, s.before, s.last, s.marks);
+    var legal = {}, clickable = {};
     s.legal.forEach(function (m) { legal[m] = true; });
     Array.prototype.forEach.call(box.querySelectorAll("rect.cell"), function (cell) {
-      if (legal[cell.dataset.move]) { cell.classList.add("legal"); }
+      if (legal[cell.dataset.move]) { cell.classList.add("legal"); clickable[cell.dataset.move] = true; }
     });
+    if (choices) { showChoices(s, clickable); }
     box.dataset.waiting = s.waiting ? "yes" : "no";
     box.dataset.plies = String(s.moves.length);
     var html = "";
     s.moves.forEach(function (mv, i) {
-      html += '<li data-ply="' + (i + 1) + '"><span class="n">' + (i + 1) + '</span><span class="seat seat-' + "xo"[mv[0]] + '">' +
-        esc(s.names[mv[0]]) + '</span><span class="mv">' + esc(mv[1]) + "</span></li>";
+      html += '<li data-ply="' + (i + 1) + '"' + (mv[0] < 0 ? ' class="chance"' : "") + '><span class="n">' + (i + 1) +
+        '</span><span class="seat ' + window.ArenaBoard.seatClass(mv[0]) + '">' + esc(mv[0] < 0 ? "chance" : s.names[mv[0]]) +
+        '</span><span class="mv">' + esc(mv[1]) + "</span></li>";
     });
     list.innerHTML = html;
     if (s.over) {
@@ -76,6 +89,7 @@
     if (sending || !current || current.over) { return; }
     sending = true;
     undo.disabled = resign.disabled = true;
+    if (choices) { Array.prototype.forEach.call(choices.querySelectorAll("button"), function (b) { b.disabled = true; }); }
     fetch(base + "/act", {
       method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "application/json" },
@@ -103,11 +117,13 @@
       .catch(function () { setTimeout(poll, 1000); });
   }
 
-  box.addEventListener("click", function (event) {
+  function clicked(event) {
     var cell = event.target.closest("[data-move]");
     if (!cell || !current || !current.waiting) { return; }
     if (current.legal.indexOf(cell.dataset.move) >= 0) { send("move", cell.dataset.move); }
-  });
+  }
+  box.addEventListener("click", clicked);
+  if (choices) { choices.addEventListener("click", clicked); }
   undo.addEventListener("click", function () { send("undo"); });
   resign.addEventListener("click", function () { send("resign"); });
   pass.addEventListener("click", function () { send("move", "pass"); });

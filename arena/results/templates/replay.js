@@ -1,9 +1,14 @@
-/* Boards and the replay of one game. ArenaBoard.draw(game, frame, before, lastMove) draws a
-   position as SVG (the replay and the play page use it); the replay draws the position of each
-   ply from the positions embedded in the page (computed by the Python engine), with buttons, a
-   slider, keys and the move list, and arenaReplay.update(data) takes a game's newer data (a game
-   in progress, served live). Every cell is an SVG rect with data-move (its move in the game's
-   notation) and data-mark (its content: x, o, b, w or empty). No library, no network. */
+/* Boards and the replay of one game. ArenaBoard.draw(game, frame, before, lastMove, marks) draws
+   a position as SVG (the replay and the play page use it): arena's four games by code of their
+   own, any other game ("generic") from the boards of its position (the board format of
+   docs/games.md: grids of cells side by side, with notes under them), or as its text where it
+   has none. The replay draws the position of each step from the positions embedded in the page
+   (computed by the Python engine; a step is one move, a chance outcome, or the moves of a
+   simultaneous step together), with buttons, a slider, keys and the move list, and
+   arenaReplay.update(data) takes a game's newer data (a game in progress, served live). Every
+   cell is an SVG rect with data-mark (its content: x, o, b, w or empty, a generic board's text)
+   and data-move (its move in the game's notation, where it has one). Every text from a game is
+   escaped. No library, no network. */
 (function () {
   "use strict";
   /* what the drawing functions are drawing: the game's name and its last move */
@@ -149,11 +154,74 @@
     }
   };
 
+  /* ---- any other game: its boards (rows x cols of cells), or its text ---- */
+
+  /* The seat whose piece a cell shows, or -1 (its content is drawn as text). A cell equal to a
+     seat's mark is that seat's piece where the mark is a letter; digits (cards, dice, and the
+     marks 1..N of games with many seats) are pieces only on a board that holds nothing else. */
+  function pieceSeat(content, marks, onlyMarks) {
+    var seat = marks.indexOf(content);
+    if (content === "" || seat < 0) { return -1; }
+    return /^[0-9]+$/.test(content) && !onlyMarks ? -1 : seat;
+  }
+
+  function gridBoard(b, marks) {
+    var cs = b.cols > 10 || b.rows > 10 ? 34 : 44, m = 6, top = b.label ? 24 : 0;
+    var width = b.cols * cs + 2 * m, height = b.rows * cs + 2 * m + top;
+    var highlight = {}, last = {}, out = "", i, x, y, content, move, seat, cls, size;
+    (b.highlight || []).forEach(function (k) { highlight[k] = true; });
+    (b.last || []).forEach(function (k) { last[k] = true; });
+    var onlyMarks = b.cells.every(function (c) { return c === "" || marks.indexOf(c) >= 0; });
+    if (b.label) {
+      out += '<text class="board-label" x="' + width / 2 + '" y="16" text-anchor="middle">' + esc(b.label) + "</text>";
+    }
+    for (i = 0; i < b.rows * b.cols; i++) {
+      x = m + (i % b.cols) * cs; y = top + m + Math.floor(i / b.cols) * cs;
+      content = String(b.cells[i]);
+      move = b.moves ? b.moves[i] : null;
+      cls = "cell" + (highlight[i] ? " highlight" : "") + (last[i] ? " last" : "");
+      out += '<rect class="' + cls + '" x="' + x + '" y="' + y + '" width="' + cs + '" height="' + cs + '"' +
+        (move === null || move === undefined ? "" : ' data-move="' + esc(move) + '"') + ' data-mark="' + esc(content) + '"/>';
+      seat = pieceSeat(content, marks, onlyMarks);
+      if (seat >= 0) {
+        out += '<circle class="piece s' + seat + (last[i] ? " just" : "") + '" cx="' + (x + cs / 2) + '" cy="' + (y + cs / 2) +
+          '" r="' + (cs / 2 - 5) + '"/>';
+        cls = "piece-text";
+      } else {
+        cls = "cell-text" + (highlight[i] ? " strong" : "");
+      }
+      if (content !== "") {
+        size = Math.round(cs * (content.length > 2 ? 0.3 : content.length > 1 ? 0.38 : 0.46));
+        out += '<text class="' + cls + '" x="' + (x + cs / 2) + '" y="' + (y + cs / 2) + '" font-size="' + size +
+          '" text-anchor="middle" dominant-baseline="central">' + esc(content) + "</text>";
+      }
+    }
+    return '<svg class="grid-board" viewBox="0 0 ' + width + " " + height + '" style="max-width:' + width +
+      'px" xmlns="http://www.w3.org/2000/svg">' + out + "</svg>";
+  }
+
+  function generic(f, marks) {
+    var out = '<div class="generic">';
+    if (f.boards && f.boards.length) {
+      out += '<div class="boards">' + f.boards.map(function (b) { return gridBoard(b, marks || []); }).join("") + "</div>";
+    } else {
+      out += '<pre class="board-text">' + esc(f.text || "") + "</pre>";
+    }
+    if (f.notes && f.notes.length) {
+      out += '<ul class="board-notes">' + f.notes.map(function (n) { return "<li>" + esc(n) + "</li>"; }).join("") + "</ul>";
+    }
+    return out + "</div>";
+  }
+
   window.ArenaBoard = {
-    draw: function (game, frame, before, lastMove) {
+    /* game: arena's game by name, or "generic"; marks: a generic game's seats' marks */
+    draw: function (game, frame, before, lastMove, marks) {
       board.game = game;
       board.last = lastMove;
-      return draw[game](frame, before);
+      return draw.hasOwnProperty(game) ? draw[game](frame, before) : generic(frame, marks);
+    },
+    seatClass: function (seat) {
+      return seat < 0 ? "seat-chance" : seat < 2 ? "seat-" + "xo"[seat] : "seat-p" + (seat + 1);
     }
   };
 
@@ -161,6 +229,7 @@
   if (!dataBlock || !document.getElementById("replay")) { return; }
   var data = JSON.parse(dataBlock.textContent);
   var frames = data.frames, moves = data.moves, last = frames.length - 1;
+  var ends = [0], stepOf = [];  /* the record's entries through each step, and each entry's step */
   var boardBox = document.getElementById("board");
   var slider = document.getElementById("ply");
   var label = document.getElementById("ply-label");
@@ -171,12 +240,32 @@
   var PLAY = '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 2v12l10-6z"/></svg>';
   var PAUSE = '<svg viewBox="0 0 16 16" aria-hidden="true"><rect x="3" y="2" width="3.5" height="12"/><rect x="9.5" y="2" width="3.5" height="12"/></svg>';
 
+  /* a step is one entry of the record, but a simultaneous step's (data.steps: each step's count) */
+  function countSteps() {
+    var counts = data.steps || [], k, i;
+    ends = [0];
+    stepOf = [];
+    for (k = 0; ends[k] < moves.length; k++) {
+      ends.push(Math.min(moves.length, ends[k] + (k < counts.length ? Math.max(1, counts[k]) : 1)));
+      for (i = ends[k]; i < ends[k + 1]; i++) { stepOf[i] = k + 1; }
+    }
+  }
+
+  function kind() {
+    return data.board || data.game;
+  }
+
   function lastMoveText() {
-    return ply > 0 ? moves[ply - 1][1] : null;
+    return ply > 0 && ends[ply] > 0 ? moves[ends[ply] - 1][1] : null;
   }
 
   function seatText(seat) {
-    return '<span class="seat seat-' + "xo"[seat] + '">' + esc(data.names[seat]) + "</span> " + esc(data.seats[seat]);
+    return '<span class="seat ' + window.ArenaBoard.seatClass(seat) + '">' + esc(data.names[seat]) + "</span> " + esc(data.seats[seat]);
+  }
+
+  function entryText(mv) {
+    if (mv[0] < 0) { return '<span class="seat seat-chance">chance</span> drew <strong class="mv">' + esc(mv[1]) + "</strong>"; }
+    return seatText(mv[0]) + ' played <strong class="mv">' + esc(mv[1]) + "</strong> in " + esc(formatMs(mv[2]));
   }
 
   function boardName(b) {
@@ -184,15 +273,15 @@
   }
 
   function describe(f) {
-    var parts = [];
+    var parts = [], i;
     if (ply > 0) {
-      var mv = moves[ply - 1];
-      parts.push("Ply " + ply + "/" + (moves.length) + ": " + seatText(mv[0]) + " played <strong class=\"mv\">" + esc(mv[1]) +
-        "</strong> in " + esc(formatMs(mv[2])));
+      var first = ends[ply - 1], end = ends[ply], said = [];
+      for (i = first; i < end; i++) { said.push(entryText(moves[i])); }
+      parts.push((end - first === 1 ? "Ply " + end : "Plies " + (first + 1) + "–" + end) + "/" + moves.length + ": " + said.join(", "));
     } else {
       parts.push("Start position");
     }
-    if (data.game === "othello") {
+    if (kind() === "othello") {
       parts.push("black " + f.black + " · white " + f.white);
     }
     if (ply === last) {
@@ -201,16 +290,20 @@
       } else {
         parts.push("<strong>" + esc(data.result) + "</strong>");
       }
+    } else if (f.to_move === -1) {
+      parts.push("a chance outcome is drawn next");
+    } else if (f.to_move === -2) {
+      parts.push((f.actors || []).map(seatText).join(" and ") + " move at once");
     } else {
       var next = seatText(f.to_move) + " to move";
-      if (data.game === "xtreme") {
+      if (kind() === "xtreme") {
         if (f.bonus) { next += " (bonus move)"; }
         if (ply > 0 && f.allowed.length <= 2) {
           next += " in " + f.allowed.map(boardName).join(" or ");
         } else {
           next += " in any open small board";
         }
-      } else if (data.game === "uttt") {
+      } else if (kind() === "uttt") {
         next += f.forced === null ? " in any open small board" : " in small board " + f.forced;
       }
       parts.push(next);
@@ -225,11 +318,15 @@
 
   function buildList() {
     var html = '<li data-ply="0" class="start"><span class="n"></span><span class="who">start</span></li>';
+    countSteps();
     moves.forEach(function (mv, i) {
-      var bonus = i > 0 && moves[i - 1][0] === mv[0] && data.game === "xtreme";
-      html += '<li data-ply="' + (i + 1) + '"' + (i + 1 > last ? ' class="unreached"' : "") + '><span class="n">' + (i + 1) +
-        '</span><span class="seat seat-' + "xo"[mv[0]] + '">' + esc(data.names[mv[0]]) + '</span><span class="mv">' +
-        esc(mv[1]) + (bonus ? ' <span class="bonus" title="bonus move">+</span>' : "") + '</span><span class="t">' + esc(formatMs(mv[2])) + "</span></li>";
+      var bonus = i > 0 && moves[i - 1][0] === mv[0] && kind() === "xtreme", step = stepOf[i];
+      var chance = mv[0] < 0, cls = step > last ? "unreached" : "";
+      if (chance) { cls += (cls ? " " : "") + "chance"; }
+      html += '<li data-ply="' + step + '"' + (cls ? ' class="' + cls + '"' : "") + '><span class="n">' + (i + 1) +
+        '</span><span class="seat ' + window.ArenaBoard.seatClass(mv[0]) + '">' + esc(chance ? "chance" : data.names[mv[0]]) +
+        '</span><span class="mv">' + esc(mv[1]) + (bonus ? ' <span class="bonus" title="bonus move">+</span>' : "") +
+        '</span><span class="t">' + (chance ? "" : esc(formatMs(mv[2]))) + "</span></li>";
     });
     list.innerHTML = html;
   }
@@ -237,16 +334,15 @@
   function go(target) {
     ply = Math.max(0, Math.min(last, target));
     var f = frames[ply];
-    boardBox.innerHTML = window.ArenaBoard.draw(data.game, f, ply > 0 ? frames[ply - 1] : null, lastMoveText());
+    boardBox.innerHTML = window.ArenaBoard.draw(kind(), f, ply > 0 ? frames[ply - 1] : null, lastMoveText(), data.marks);
     boardBox.firstChild.setAttribute("data-ply", String(ply));
     slider.value = ply;
-    label.textContent = ply + "/" + moves.length;
+    label.textContent = ends[ply] + "/" + moves.length;
     statusLine.innerHTML = describe(f);
-    var previous = list.querySelector("li.current");
-    if (previous) { previous.classList.remove("current"); }
-    var item = list.querySelector('li[data-ply="' + ply + '"]');
+    Array.prototype.forEach.call(list.querySelectorAll("li.current"), function (li) { li.classList.remove("current"); });
+    var items = list.querySelectorAll('li[data-ply="' + ply + '"]'), item = items[0];
+    Array.prototype.forEach.call(items, function (li) { li.classList.add("current"); });
     if (item) {
-      item.classList.add("current");
       var top = item.offsetTop, bottom = top + item.offsetHeight;
       if (top < list.scrollTop) { list.scrollTop = top; }
       else if (bottom > list.scrollTop + list.clientHeight) { list.scrollTop = bottom - list.clientHeight; }
