@@ -135,8 +135,11 @@ def run(database: Path, label: str, yaml: str, load: tuple[int, int] | None, bas
         teams = dict(connection.execute("SELECT id, team FROM entries WHERE tournament_id = ?", of_it))
         # a game is known by its place in the plan, the same in every run of the tournament
         games = connection.execute(
-            "SELECT stage, pool, number, seat0, seat1, winner, points0, points1, termination, offender FROM games"
-            " WHERE tournament_id = ?",
+            "SELECT g.stage, g.pool, g.number, s0.entry_id, s1.entry_id, g.winner, s0.points, s1.points,"
+            " g.termination, g.offender FROM games g "
+            "JOIN game_seats s0 ON s0.game_id = g.id AND s0.seat = 0 "
+            "JOIN game_seats s1 ON s1.game_id = g.id AND s1.seat = 1"
+            " WHERE g.tournament_id = ?",
             of_it,
         )
         moves: dict[tuple[int, int, int], list[str]] = {}

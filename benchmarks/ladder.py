@@ -91,8 +91,10 @@ def real(games_per_pair: int) -> tuple[list[str], Play]:
         print(f"  played the field's games for real in {time.perf_counter() - start:.0f} s")
         with sqlite3.connect(database) as connection:
             rows = connection.execute(
-                "SELECT a.team, b.team, g.winner FROM games g JOIN entries a ON a.id = g.seat0"
-                " JOIN entries b ON b.id = g.seat1 WHERE g.status = 'finished'"
+                "SELECT a.team, b.team, g.winner FROM games g"
+                " JOIN game_seats s0 ON s0.game_id = g.id AND s0.seat = 0 JOIN entries a ON a.id = s0.entry_id"
+                " JOIN game_seats s1 ON s1.game_id = g.id AND s1.seat = 1 JOIN entries b ON b.id = s1.entry_id"
+                " WHERE g.status = 'finished'"
             ).fetchall()
     results: dict[tuple[str, str], list[int | None]] = {}
     score = {f"uct{n}": 0.0 for n in ITERATIONS}

@@ -37,8 +37,8 @@ from arena.core.live import LiveMoves, live_folder  # noqa: E402
 from arena.core.records import GameRecord, MoveRecord  # noqa: E402
 from arena.games import get_game_from_spec  # noqa: E402
 from arena.store.database import open_store  # noqa: E402
-from arena.store.models import GameRow, MoveRow, Tournament  # noqa: E402
-from arena.store.writes import save_record  # noqa: E402
+from arena.store.models import GameRow, MoveRow, Tournament, game_seats  # noqa: E402
+from arena.store.writes import PlannedGame, add_game, save_record  # noqa: E402
 from tests.builders import synthesize  # noqa: E402
 
 #: the issue's target for the delay from a move stored to the move in the browser (seconds)
@@ -105,19 +105,9 @@ def new_game(url: str) -> tuple[int, int]:
         tournament = session.scalars(select(Tournament)).one()
         first = session.scalars(select(GameRow).where(GameRow.tournament_id == tournament.id)).first()
         assert first is not None
-        row = GameRow(
-            tournament_id=tournament.id,
-            stage=0,
-            pool=0,
-            round=99,
-            number=10_000,
-            seat0=first.seat0,
-            seat1=first.seat1,
-            seed=1,
-        )
-        session.add(row)
-        session.flush()
-        return tournament.id, row.id
+        seats = game_seats(session, GameRow.id == first.id)[first.id]
+        game_id = add_game(session, tournament.id, PlannedGame(0, 0, 99, 10_000, tuple(s.entry_id for s in seats), 1))
+        return tournament.id, game_id
 
 
 def delays(url: str, base: str, count: int) -> tuple[list[float], list[float]]:

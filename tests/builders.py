@@ -23,7 +23,7 @@ from arena.contests.tournament import TournamentRun
 from arena.core.records import FORFEITS, GameRecord, MoveRecord, Termination
 from arena.games import Game, get_game
 from arena.store.database import open_store
-from arena.store.models import Entry, GameRow, Tournament
+from arena.store.models import Entry, GameRow, Tournament, game_seats
 from arena.store.writes import save_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,8 +145,10 @@ def play_stage(
                 session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament_id)).all()
             )
             stored = 0
+            seats = game_seats(session, GameRow.tournament_id == tournament_id, GameRow.stage == stage)
             for row in sorted(rows, key=lambda r: r.id):
-                record = play(row, teams[row.seat0], teams[row.seat1])
+                first, second = (teams[seat.entry_id] for seat in seats[row.id])
+                record = play(row, first, second)
                 if record is not None:
                     stored += save_record(session, record)
         if not rows or stored < len(rows):
@@ -256,3 +258,35 @@ def play_league(row, first, second):
     if row.id == 6:
         times[-1] = 30.0
     return scripted(TTT, row.id, moves, forfeit=forfeit, times=times)
+
+
+#: the statements that take a database's games back to their two seats' columns, as every
+#: schema before 8 kept them (a game's seats had no table of their own); for SQLite and PostgreSQL
+BEFORE_GAME_SEATS = [
+    *(
+        f"ALTER TABLE games ADD COLUMN {column}"
+        for column in (
+            "seat0 INTEGER",
+            "seat1 INTEGER",
+            "points0 FLOAT",
+            "points1 FLOAT",
+            "stderr0 TEXT",
+            "stderr1 TEXT",
+        )
+    ),
+    *(
+        f"UPDATE games SET {column}{seat} = (SELECT {field} FROM game_seats s WHERE s.game_id = games.id "
+        f"AND s.seat = {seat})"
+        for seat in (0, 1)
+        for column, field in (("seat", "entry_id"), ("points", "points"), ("stderr", "stderr"))
+    ),
+    "DROP TABLE game_seats",
+    "ALTER TABLE games DROP COLUMN players",
+]
+
+
+def before_game_seats(execute: Callable[[str], Any]) -> None:
+    """Take a database back to a game's seats as two columns each (schema 7 and before), with
+    ``execute`` running one SQL statement on it."""
+    for statement in BEFORE_GAME_SEATS:
+        execute(statement)

@@ -33,7 +33,8 @@ def run_tournament(folder: Path, bots: str, game: str = "tictactoe") -> list[tup
     with sqlite3.connect(folder / "a.db") as connection:
         return connection.execute(
             "SELECT g.termination, CASE g.offender WHEN 0 THEN a.team WHEN 1 THEN b.team END, g.detail FROM games g "
-            "JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id"
+            "JOIN game_seats s0 ON s0.game_id = g.id AND s0.seat = 0 JOIN entries a ON a.id = s0.entry_id "
+            "JOIN game_seats s1 ON s1.game_id = g.id AND s1.seat = 1 JOIN entries b ON b.id = s1.entry_id ORDER BY g.id"
         ).fetchall()
 
 

@@ -43,7 +43,7 @@ def test_a_game_recorded_twice_is_stored_once(tmp_path):
         session.add(bot)
         session.flush()
         seats = [add_entry(session, tournament.id, team, bot.id).id for team in "ab"]
-        game_id = add_game(session, tournament.id, PlannedGame(0, 0, 0, 0, seats[0], seats[1], 1))
+        game_id = add_game(session, tournament.id, PlannedGame(0, 0, 0, 0, (seats[0], seats[1]), 1))
     first = GameRecord(game_id, [MoveRecord(0, "4", 1.0, 1.0)], winner=0, termination=Termination.NORMAL)
     again = GameRecord(game_id, [MoveRecord(0, "0", 1.0, 1.0)], winner=1, termination=Termination.NORMAL)
     with sessions.begin() as session:

@@ -22,7 +22,7 @@ def pool(games: list[tuple[str, str, int | None]], ratings: dict[str, float], nu
     """The table of a pool whose teams are the keys of ``ratings`` and whose games are ``games``
     (1 a win, ½ each for a draw), as the pool ``number`` of a stage."""
     results = [
-        GameResult(i, a, b, w, (0.5, 0.5) if w is None else (1.0, 0.0), "normal", None)
+        GameResult(i, (a, b), w, (0.5, 0.5) if w is None else (1.0, 0.0), "normal", None)
         for i, (a, b, w) in enumerate(games, 1)
     ]
     lines = table(list(ratings), results, ratings)

@@ -93,7 +93,8 @@ def test_rating_settings_that_make_trueskill_fail_are_an_error_naming_them():
     from arena.contests.config import RatingDef
 
     settings = RatingDef(mu=1e4, sigma=1e-3, beta=1e4, tau=0, draw_probability=0)
-    games = [(number, "a", "b", [0, 0, 1, None, 0][number % 5]) for number in range(500)]
+    places = {0: (0, 1), 1: (1, 0), None: (0, 0)}
+    games = [(number, ("a", "b"), places[[0, 0, 1, None, 0][number % 5]]) for number in range(500)]
     with pytest.raises(RatingError) as error:
         replay_ratings(["a", "b"], games, settings)
     assert str(error.value).startswith("TrueSkill cannot rate game ")

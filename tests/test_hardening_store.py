@@ -97,12 +97,12 @@ def reference(tmp_path_factory) -> list[tuple]:
 
 
 class DiskFull:
-    """Run with no file allowed past 300 kB (the write-ahead log reaches it after some games),
+    """Run with no file allowed past 500 kB (the write-ahead log reaches it after some games),
     then run again with room."""
 
     def __init__(self, folder: TournamentFolder) -> None:
         self.folder = folder
-        self.stopped = under(folder, "--file-size", str(300 * 1024))
+        self.stopped = under(folder, "--file-size", str(500 * 1024))
         self.checks = folder.checks()
         self.counts = counts(folder)
         self.final = folder.run()

@@ -155,7 +155,10 @@ class Played:
         with sqlite3.connect(self.database) as connection:
             self.games = connection.execute(
                 "SELECT a.team, b.team, g.status, g.winner, g.termination, g.offender, g.detail "
-                "FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id"
+                "FROM games g "
+                "JOIN game_seats s0 ON s0.game_id = g.id AND s0.seat = 0 JOIN entries a ON a.id = s0.entry_id "
+                "JOIN game_seats s1 ON s1.game_id = g.id AND s1.seat = 1 "
+                "JOIN entries b ON b.id = s1.entry_id ORDER BY g.id"
             ).fetchall()
             self.status = connection.execute("SELECT status FROM tournaments").fetchone()[0]
         with open_store(f"sqlite:///{self.database}").begin() as session:

@@ -69,8 +69,9 @@ def games(tmp_path_factory) -> dict[str, list[sqlite3.Row]]:
     with sqlite3.connect(folder / "arena.sqlite3") as connection:
         connection.row_factory = sqlite3.Row
         rows = connection.execute(
-            "SELECT g.*, a.team AS first, b.team AS second FROM games g JOIN entries a "
-            "ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1"
+            "SELECT g.*, a.team AS first, b.team AS second FROM games g "
+            "JOIN game_seats s0 ON s0.game_id = g.id AND s0.seat = 0 JOIN entries a ON a.id = s0.entry_id "
+            "JOIN game_seats s1 ON s1.game_id = g.id AND s1.seat = 1 JOIN entries b ON b.id = s1.entry_id"
         ).fetchall()
     return {
         team: [row for row in rows if team in (row["first"], row["second"])]

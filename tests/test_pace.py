@@ -23,6 +23,7 @@ from arena.runners.pace import SAFETY, Paced, with_paces
 from arena.store.database import open_store
 from arena.store.models import Pace
 from bots.common import MARGIN_FLOOR, MARGIN_FRACTION
+from tests.builders import before_game_seats
 
 UCT = BotSpec("uct-clock", "python", "bots.uct")
 COUNTED = BotSpec("uct-200", "python", "bots.uct", params='{"iterations":200}')
@@ -266,6 +267,7 @@ def test_a_database_of_the_schema_before_paces_gets_their_table(tmp_path):
         for table in ("paces", "submissions", "season_teams", "seasons"):  # the tables of the later schemas
             connection.execute(f"DROP TABLE {table}")
         connection.execute("ALTER TABLE moves DROP COLUMN cut")  # and their columns
+        before_game_seats(connection.execute)
         connection.execute("UPDATE schema_version SET version = ?", (before,))
     sessions = open_store(url)
     with_paces({1: UCT}, {1: "h"}, get_game("uttt").spec(), CPU, sessions, lambda *_: 0.001)

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import select as query
 
 from arena.store.database import open_store
-from arena.store.models import GameRow, MoveRow
+from arena.store.models import GameRow, GameSeat, MoveRow
 from tests.fixtures.harnesskit import arena_here
 
 FIRST_LEGAL = str(Path(__file__).parent / "fixtures" / "bots" / "first_legal.py")
@@ -284,7 +284,9 @@ def test_the_bot_can_be_given_a_bank_with_an_increment_on_the_cpu_clock(tmp_path
     assert done.returncode == 0, done.stderr
     assert "bank 5 s + 0.5 s a move (cpu clock)" in " ".join(done.stdout.split())
     [(game, _moves)] = stored_games(tmp_path / "c.db")
-    seen = [json.loads(line.removeprefix("clock ")) for line in game.stderr0.splitlines() if line.startswith("clock ")]
+    with open_store(f"sqlite:///{tmp_path / 'c.db'}")() as session:
+        stderr = session.scalars(query(GameSeat.stderr).where(GameSeat.game_id == game.id, GameSeat.seat == 0)).one()
+    seen = [json.loads(line.removeprefix("clock ")) for line in stderr.splitlines() if line.startswith("clock ")]
     assert [(s["kind"], s["limit"], s["bank"]) for s in seen] == [("cpu", 5.0, 5.0)]
 
 

@@ -24,7 +24,7 @@ from arena.errors import ArenaError
 from arena.store.database import open_store
 from arena.store.models import GameRow, MoveRow, Tournament
 from arena.store.writes import save_record
-from tests.builders import synthesize
+from tests.builders import before_game_seats, synthesize
 from tests.fixtures.harnesskit import TournamentFolder, arena
 
 STAGES = [{"name": "group", "pools": 2, "games_per_pair": 2, "advance": 2}, {"name": "final"}]
@@ -149,6 +149,7 @@ def test_a_database_of_the_schema_before_machines_is_brought_up_to_date(store_ur
         for table in ("paces", "submissions", "season_teams", "seasons"):  # the later schemas' tables
             connection.execute(text(f"DROP TABLE {table}"))
         connection.execute(text("ALTER TABLE moves DROP COLUMN cut"))  # and columns
+        before_game_seats(lambda statement: connection.execute(text(statement)))
         connection.execute(text("UPDATE schema_version SET version = 2"))
     engine.dispose()
     sessions = open_store(store_url)

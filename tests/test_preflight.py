@@ -223,8 +223,8 @@ def test_a_bot_that_cannot_be_imported_is_a_warning_and_plays_its_forfeits(folde
         "failed to import: ModuleNotFoundError: No module named 'arena_no_such_module_for_tests'\n"
     )
     assert folder.rows(
-        "SELECT g.termination, e.team FROM games g JOIN entries e "
-        "ON e.id = CASE g.offender WHEN 0 THEN g.seat0 ELSE g.seat1 END"
+        "SELECT g.termination, e.team FROM games g JOIN game_seats s ON s.game_id = g.id AND s.seat = g.offender "
+        "JOIN entries e ON e.id = s.entry_id"
     ) == [("crash", "broken")]
 
 

@@ -11,7 +11,7 @@ from arena.errors import ArenaError
 from arena.results.lookup import UnknownGameIdError, UnknownTournamentError, find_game, find_tournament
 from arena.results.tournament_results import describe_status, load_results
 from arena.store.database import open_store
-from arena.store.models import GameRow
+from arena.store.models import GameRow, GameSeat
 from tests.builders import (
     FIRST_LEGAL,
     LEAGUE,
@@ -244,13 +244,9 @@ def test_course_points_are_summed_where_the_game_has_them(tmp_path):
     sessions = open_store(url)
     with sessions.begin() as session:
         found = load_results(session, find_tournament(session))
-        rows = list(session.scalars(select(GameRow)))
+        seats = list(session.scalars(select(GameSeat)))
     for line in found.leaderboard:
-        own = [
-            (g.points0 if found.team(line.team).entry_id == g.seat0 else g.points1)
-            for g in rows
-            if found.team(line.team).entry_id in (g.seat0, g.seat1)
-        ]
+        own = [seat.points for seat in seats if seat.entry_id == found.team(line.team).entry_id]
         assert line.points == line.course_points == sum(own)
 
 

@@ -37,7 +37,7 @@ def as_results(games: list[Played]) -> list[GameResult]:
     found = []
     for number, game in enumerate(games, 1):
         winner = None if game.points == DRAW else (0 if game.points == WIN else 1)
-        found.append(GameResult(number, game.first, game.second, winner, game.points, "normal", None))
+        found.append(GameResult(number, (game.first, game.second), winner, game.points, "normal", None))
     return found
 
 

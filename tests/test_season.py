@@ -24,6 +24,7 @@ from arena.formats.ladder import InformationPairing, Ladder, RandomPairing, Roun
 from arena.runners.local import LocalRunner
 from arena.store.database import open_store
 from arena.store.seasons import MAX_PER_HOUR, OutOfSpace, SeasonError, add_teams, hash_token
+from tests.builders import before_game_seats
 from tests.fixtures.harnesskit import arena, arena_here
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "randombot.py"
@@ -338,6 +339,7 @@ def test_pruning_removes_the_retired_versions_own_folder_only_and_counts_old_ret
     with sqlite3.connect(tmp_path / "a.sqlite3") as connection:  # as a database of schema 6 left it
         connection.execute("UPDATE submissions SET status = 'retired', path = 'x' WHERE version = 2")
         connection.execute("ALTER TABLE submissions DROP COLUMN retired_at")
+        before_game_seats(connection.execute)
         connection.execute("UPDATE schema_version SET version = 6")
     upgraded = open_store(f"sqlite:///{tmp_path / 'a.sqlite3'}")
     assert prune(upgraded, "spring", days=7, now=time.time() + 86400) == []  # its 7 days count from the upgrade

@@ -43,7 +43,7 @@ def hostile_url(league_url):
     path = league_url.removeprefix("sqlite:///")
     with closing(sqlite3.connect(path)) as connection:
         connection.execute("UPDATE bots SET name = ?, description = ? WHERE id = 1", (HOSTILE, HOSTILE))
-        connection.execute("UPDATE games SET stderr0 = ? WHERE id = 1", ("</pre>" + HOSTILE,))
+        connection.execute("UPDATE game_seats SET stderr = ? WHERE game_id = 1 AND seat = 0", ("</pre>" + HOSTILE,))
         connection.commit()
     return league_url
 

@@ -110,7 +110,9 @@ class Stored:
             connection.row_factory = sqlite3.Row
             rows = connection.execute(
                 "SELECT g.id, g.stage, g.pool, g.round, g.number, a.team AS first, b.team AS second, g.seed, "
-                "g.status, g.winner FROM games g JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 "
+                "g.status, g.winner FROM games g "
+                "JOIN game_seats s0 ON s0.game_id = g.id AND s0.seat = 0 JOIN entries a ON a.id = s0.entry_id "
+                "JOIN game_seats s1 ON s1.game_id = g.id AND s1.seat = 1 JOIN entries b ON b.id = s1.entry_id "
                 "ORDER BY g.id"
             ).fetchall()
         return [dict(row) for row in rows if stage is None or row["stage"] == stage]

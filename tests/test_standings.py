@@ -57,7 +57,7 @@ def test_a_table_keeps_on_each_tied_line_its_points_against_the_teams_level_with
     winners = {("A", "B"): "A", ("A", "D"): "A", ("C", "A"): "C", ("B", "C"): "B", ("B", "D"): "B", ("D", "C"): "D"}
     winners |= {("E", team): "E" for team in "ABCD"}
     games = [
-        GameResult(i, a, b, 0 if w == a else 1, (1.0, 0.0) if w == a else (0.0, 1.0), "normal", None)
+        GameResult(i, (a, b), 0 if w == a else 1, (1.0, 0.0) if w == a else (0.0, 1.0), "normal", None)
         for i, ((a, b), w) in enumerate(winners.items(), 1)
     ]
     lines = table("ABCDE", games, dict.fromkeys("ABCDE", 25.0))

@@ -219,7 +219,7 @@ def test_a_database_from_before_cut_moves_gets_the_column_and_its_moves_are_not_
     import sqlite3
 
     from arena.store.database import MIGRATIONS, SCHEMA_VERSION, open_store
-    from tests.builders import TTT, X_WINS, create, play_stage, scripted
+    from tests.builders import TTT, X_WINS, before_game_seats, create, play_stage, scripted
 
     url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
     sessions, tid = create(
@@ -233,6 +233,7 @@ def test_a_database_from_before_cut_moves_gets_the_column_and_its_moves_are_not_
     play_stage(sessions, tid, 0, lambda row, first, second: scripted(TTT, row.id, X_WINS))
     before = next(number for number, what, _ in MIGRATIONS if "cut" in what) - 1
     with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
+        before_game_seats(connection.execute)
         connection.execute("ALTER TABLE moves DROP COLUMN cut")
         connection.execute("UPDATE schema_version SET version = ?", (before,))
     open_store(url)

@@ -43,8 +43,9 @@ def rows(database: Path, query: str, *args) -> list[sqlite3.Row]:
 def games_with_teams(database: Path) -> list[sqlite3.Row]:
     return rows(
         database,
-        "SELECT g.*, a.team AS first, b.team AS second FROM games g "
-        "JOIN entries a ON a.id = g.seat0 JOIN entries b ON b.id = g.seat1 ORDER BY g.id",
+        "SELECT g.*, a.team AS first, b.team AS second, s0.stderr AS stderr0, s1.stderr AS stderr1 FROM games g "
+        "JOIN game_seats s0 ON s0.game_id = g.id AND s0.seat = 0 JOIN entries a ON a.id = s0.entry_id "
+        "JOIN game_seats s1 ON s1.game_id = g.id AND s1.seat = 1 JOIN entries b ON b.id = s1.entry_id ORDER BY g.id",
     )
 
 

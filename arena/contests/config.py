@@ -151,6 +151,7 @@ class GameDef(Strict):
     class_: str | None = Field(None, alias="class")
     params: dict[str, Any] = Field(default_factory=dict)
     _spec: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _players: int = PrivateAttr(2)
 
     @model_validator(mode="after")
     def _exists(self) -> GameDef:
@@ -170,6 +171,7 @@ class GameDef(Strict):
         except (UnknownGameError, GameParameterError) as error:
             raise ValueError(str(error)) from None
         self._spec = {"name": game.name, "params": dict(self.params), **(game.source or {})}
+        self._players = game.players
         return self
 
     @model_serializer(mode="wrap")
@@ -180,6 +182,11 @@ class GameDef(Strict):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
+
+    @property
+    def players(self) -> int:
+        """The number of seats a game has."""
+        return self._players
 
     def spec(self) -> dict[str, Any]:
         """The game's spec (``Game.spec()`` with the parameters as written): what is stored with
@@ -349,17 +356,18 @@ class TournamentDef(Strict):
             )
             return found
         teams = self.team_bots()
+        seats = self.game.players
         for number, stage in enumerate(self.stages):
             where, name = f"stages.{number}", f"stage {stage.name!r}"
             if stage.pools > count:
                 found.append((f"{where}.pools", f"{name} has {stage.pools} pools for {count} teams"))
                 return found
             size = count // stage.pools
-            problem = _format_problem(stage, number, count, size, teams)
+            problem = _format_problem(stage, number, count, size, teams) or _seats_problem(stage, size, seats)
             if problem is not None:
                 found.append((f"{where}.{problem[0]}" if problem[0] else where, f"{name}: {problem[1]}"))
                 return found
-            games = stage.games(count)
+            games = stage.games(count, seats)
             if games > MAX_STAGE_GAMES:
                 found.append(
                     (
@@ -432,6 +440,23 @@ def _format_problem(
             )
         if stage.advance is not None and stage.advance >= count:
             return "advance", f"the cut must leave someone out: advance fewer than its {count} teams"
+    return None
+
+
+def _seats_problem(stage: StageDef, size: int, seats: int) -> tuple[str, str] | None:
+    """(setting, what is wrong) with a stage of pools of at least ``size`` teams for a game of
+    ``seats`` seats; ``None`` if nothing is. A game of more than two seats is played in round
+    robins of tables (every ``seats`` teams of a pool at one table, ``games_per_pair`` games a
+    table, seats rotated); the other formats pair two teams."""
+    if seats <= 2:
+        return None
+    if stage.format != "round_robin":
+        return "format", (
+            f"a game of {seats} seats is played in round robins of tables of {seats}; "
+            f"a {stage.format} pairs two teams (use format: round_robin)"
+        )
+    if size < seats:
+        return "pools", f"a table of this game seats {seats} teams; its pools have {size}: make fewer pools"
     return None
 
 

@@ -290,7 +290,7 @@ def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int
     played = count(session, GameRow, GameRow.tournament_id == tournament.id)
     seats = (entries["human"], entries[bot.name]) if human_seat == 0 else (entries[bot.name], entries["human"])
     seed = derive_seed("play", time.time_ns())
-    return add_game(session, tournament.id, PlannedGame(0, 0, played, played, seats[0], seats[1], seed))
+    return add_game(session, tournament.id, PlannedGame(0, 0, played, played, tuple(seats), seed))
 
 
 def find_opponent(session: Session, bot: str, params: dict[str, Any], base: Path) -> Bot:

@@ -40,11 +40,13 @@ from arena.store.models import (
     Bot,
     Entry,
     GameRow,
+    GameSeat,
     GameVoid,
     MoveRow,
     PoolEntry,
     Tournament,
     count,
+    game_seats,
     get_row,
 )
 from arena.store.writes import PlannedGame, add_entry, add_games, add_pool, add_tournament
@@ -229,7 +231,7 @@ class Duel:
             for pair in range(self.pairs):
                 seed = derive_seed(config.seed, "pair", pair)
                 for turn, (seat0, seat1) in enumerate(((first, second), (second, first))):
-                    planned.append(PlannedGame(0, 0, pair, 2 * pair + turn, seat0.id, seat1.id, seed))
+                    planned.append(PlannedGame(0, 0, pair, 2 * pair + turn, (seat0.id, seat1.id), seed))
             add_games(session, tournament.id, planned)  # in ids of schedule order, as a tournament's
             self.tournament_id = tournament.id
             session.expunge(tournament)
@@ -241,8 +243,12 @@ class Duel:
         game = self.config.game.spec()
         with self.sessions.begin() as session:
             pending = (GameRow.tournament_id == self.tournament_id, GameRow.status != "finished")
+            seats = game_seats(session, *pending)
             rows = session.scalars(select(GameRow).where(*pending).order_by(GameRow.id))
-            return [GameJob(g.id, game, (self.specs[g.seat0], self.specs[g.seat1]), g.seed, control) for g in rows]
+            return [
+                GameJob(g.id, game, tuple(self.specs[seat.entry_id] for seat in seats[g.id]), g.seed, control)
+                for g in rows
+            ]
 
     def run(self, runner: DrainableRunner, on_pair: Callable[[DuelScore], None] | None = None) -> DuelScore:
         """Play the match; ``on_pair`` is told the score after each pair. Once the test accepts
@@ -301,6 +307,7 @@ class Duel:
                 GameRow.tournament_id == tournament.id, (GameRow.status != "finished") | GameRow.id.in_(halves)
             )
             session.execute(delete(GameVoid).where(GameVoid.game_id.in_(unplayed)))
+            session.execute(delete(GameSeat).where(GameSeat.game_id.in_(unplayed)))
             session.execute(delete(GameRow).where(GameRow.id.in_(unplayed)))
             played = count(session, GameRow, GameRow.tournament_id == tournament.id)
             if not played:

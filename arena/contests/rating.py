@@ -6,7 +6,7 @@ calls it the ordinal)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,21 +75,24 @@ def environment(rating: RatingDef) -> trueskill.TrueSkill:
     )
 
 
-#: one game rated: (first's rating, second's rating, winner seat or None) -> the two new ratings
-Rate = Callable[[Any, Any, int | None], tuple[Any, Any]]
+#: one game rated: (each seat's rating, each seat's place, 0 the first, equal places tied) ->
+#: each seat's new rating
+Rate = Callable[[list[Any], Sequence[int]], list[Any]]
 
 
 def _trueskill(rating: RatingDef) -> tuple[Callable[[], Any], Rate]:
     env = environment(rating)
 
-    def rate(a: Any, b: Any, winner: int | None) -> tuple[Any, Any]:
-        if winner is None:
-            a, b = trueskill.rate_1vs1(a, b, drawn=True, env=env)
-        elif winner == 0:
-            a, b = trueskill.rate_1vs1(a, b, env=env)
-        else:
+    def rate(current: list[Any], ranks: Sequence[int]) -> list[Any]:
+        if len(current) == 2:  # (as TrueSkill's own two-player call rates it)
+            a, b = current
+            if ranks[0] == ranks[1]:
+                return list(trueskill.rate_1vs1(a, b, drawn=True, env=env))
+            if ranks[0] < ranks[1]:
+                return list(trueskill.rate_1vs1(a, b, env=env))
             b, a = trueskill.rate_1vs1(b, a, env=env)
-        return a, b
+            return [a, b]
+        return [group[0] for group in env.rate([(r,) for r in current], ranks=list(ranks))]
 
     return env.create_rating, rate
 
@@ -99,26 +102,27 @@ def _openskill(rating: RatingDef) -> tuple[Callable[[], Any], Rate]:
 
     model = PlackettLuce(mu=rating.mu, sigma=rating.sigma, beta=rating.beta, tau=rating.tau)
 
-    def rate(a: Any, b: Any, winner: int | None) -> tuple[Any, Any]:
-        ranks = [0.0, 0.0] if winner is None else ([0.0, 1.0] if winner == 0 else [1.0, 0.0])
-        (new_a,), (new_b,) = model.rate([[a], [b]], ranks=ranks)
-        return new_a, new_b
+    def rate(current: list[Any], ranks: Sequence[int]) -> list[Any]:
+        rated = model.rate([[r] for r in current], ranks=[float(rank) for rank in ranks])
+        return [team[0] for team in rated]
 
     return model.rating, rate
 
 
 def replay_ratings(
-    teams: Iterable[str], games: Iterable[tuple[int, str, str, int | None]], rating: RatingDef
+    teams: Iterable[str], games: Iterable[tuple[int, Sequence[str], Sequence[int]]], rating: RatingDef
 ) -> dict[str, RatingHistory]:
-    """Every team's rating after ``games`` = (id, first team, second team, winner seat or None),
-    taken in id order whatever order they are given in, by the system ``rating`` names."""
+    """Every team's rating after ``games`` = (id, the teams in seat order, each seat's place: 0
+    the first, equal places tied), taken in id order whatever order they are given in, by the
+    system ``rating`` names. TrueSkill and OpenSkill rate a game of any number of seats from
+    its finishing order."""
     system = system_of(rating)
     create, rate = _openskill(rating) if system.name == "openskill" else _trueskill(rating)
     current = {team: create() for team in teams}
     history = {team: RatingHistory(r.mu, r.sigma) for team, r in current.items()}
-    for game_id, first, second, winner in sorted(games):
+    for game_id, seated, ranks in sorted(games, key=lambda game: game[0]):
         try:
-            a, b = rate(current[first], current[second], winner)
+            rated = rate([current[team] for team in seated], ranks)
         except (ArithmeticError, ValueError) as error:
             settings = ", ".join(f"{name} {getattr(rating, name):g}" for name in system.settings)
             raise RatingError(
@@ -126,8 +130,8 @@ def replay_ratings(
                 f"{error}; choose settings nearer the defaults (mu 25, sigma 8.333, beta 4.167, "
                 "tau 0.083)"
             ) from None
-        current[first], current[second] = a, b
-        for team, r in ((first, a), (second, b)):
+        for team, r in zip(seated, rated, strict=True):
+            current[team] = r
             entry = history[team]
             entry.mu, entry.sigma = r.mu, r.sigma
             entry.after.append((game_id, r.mu, r.sigma))

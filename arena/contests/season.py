@@ -24,7 +24,7 @@ from arena.entrants.uploads import MAX_UNPACKED, UploadError, unpack
 from arena.errors import ArenaError
 from arena.formats.ladder import InformationPairing, Ladder
 from arena.games import get_game_from_spec
-from arena.store.models import Bot, Entry, GameRow, Tournament, count
+from arena.store.models import Bot, Entry, GameRow, Tournament, count, game_seats
 from arena.store.seasons import (
     Frozen,
     RateLimited,
@@ -306,17 +306,16 @@ def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tup
     names = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == season.tournament_id)).all())
     for name in names.values():
         ladder.join(name)
-    finished = session.execute(
-        select(GameRow.seat0, GameRow.seat1, GameRow.winner)
-        .where(
-            GameRow.tournament_id == season.tournament_id,
-            GameRow.status == "finished",
-            GameRow.termination != "aborted",
-        )
-        .order_by(GameRow.id)
+    where = (
+        GameRow.tournament_id == season.tournament_id,
+        GameRow.status == "finished",
+        GameRow.termination != "aborted",
     )
-    for seat0, seat1, winner in finished:  # a forfeit is the offender's loss (its winner is the other)
-        ladder.record(names[seat0], names[seat1], winner)
+    seats = game_seats(session, *where)
+    finished = session.execute(select(GameRow.id, GameRow.winner).where(*where).order_by(GameRow.id))
+    for game_id, winner in finished:  # a forfeit is the offender's loss (its winner is the other)
+        first, second = seats[game_id]
+        ladder.record(names[first.entry_id], names[second.entry_id], winner)
     on = {f"{team.name} v{submission.version}": (team, submission) for team, submission in active(session, season)}
     for name in set(ladder.rungs) - set(on):
         ladder.leave(name)
@@ -382,7 +381,9 @@ def play_ladder(
                 assert seat0 is not None and seat1 is not None  # an active version has its entry
                 bots = [session.get_one(Bot, on[name][1].bot_id) for name in (first, second)]
                 seed = derive_seed(season_name, "ladder", number)
-                game_id = add_game(session, season.tournament_id, PlannedGame(0, 0, number, number, seat0, seat1, seed))
+                game_id = add_game(
+                    session, season.tournament_id, PlannedGame(0, 0, number, number, (seat0, seat1), seed)
+                )
                 number += 1
                 specs = (roster.spec(bots[0], first), roster.spec(bots[1], second))
                 jobs.append(GameJob(game_id, season.game, specs, seed, control))

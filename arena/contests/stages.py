@@ -17,10 +17,10 @@ from arena.contests.rating import replay_ratings
 from arena.core.job import derive_seed
 from arena.formats.format_standings import format_table, merge_key
 from arena.formats.rounds import Match, Played, knockout_rounds, next_games
-from arena.formats.schedule import draw_pools
+from arena.formats.schedule import draw_pools, round_robin_tables
 from arena.formats.standings import GameResult, Standing, game_points
 from arena.games.xtreme_board import WIN_POINTS
-from arena.store.models import Entry, GameRow, PoolEntry, Tournament
+from arena.store.models import Entry, GameRow, GameSeat, PoolEntry, Tournament, game_seats, reported_points
 from arena.store.writes import PlannedGame, add_games, add_pool
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def expected_games(config: TournamentDef) -> int:
     matches add extra games to these: ``extra_games``)."""
     total, count = 0, len(config.team_bots())
     for stage in config.stages:
-        total += stage.games(count)
+        total += stage.games(count, config.game.players)
         count = (stage.advance or 0) * stage.pools
     return total
 
@@ -89,17 +89,19 @@ class PoolGames:
 
 
 def pool_games(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> list[PoolGames]:
-    """Each drawn pool of stage ``number`` with its teams and its games."""
+    """Each drawn pool of stage ``number`` with its teams and its games (of a game of more than
+    two seats, the first two: a round robin of tables needs only to know that it was planned)."""
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
     games = stage_games(session, tournament, number)
+    seats = game_seats(session, GameRow.tournament_id == tournament.id, GameRow.stage == number)
     found = []
     for pool, members in sorted(stage_pools(session, tournament, number).items()):
         played = [
             Played(
                 game.round,
-                teams[game.seat0],
-                teams[game.seat1],
-                _pool_points(config, game),
+                teams[seats[game.id][0].entry_id],
+                teams[seats[game.id][1].entry_id],
+                _pool_points(config, game, seats[game.id]),
             )
             for game in games
             if game.pool == pool
@@ -108,32 +110,40 @@ def pool_games(session: Session, tournament: Tournament, config: TournamentDef, 
     return found
 
 
-def _pool_points(config: TournamentDef, game: GameRow) -> tuple[float, float] | None:
-    """What a game scored each seat as its pool plans its next round: ``None`` while it is to be
-    played; nothing for either when it was left unfinished (``aborted``: no result, but played)."""
+def _pool_points(config: TournamentDef, game: GameRow, seats: list[GameSeat]) -> tuple[float, float] | None:
+    """What a game scored its first two seats as its pool plans its next round: ``None`` while
+    it is to be played; nothing for either when it was left unfinished (``aborted``: no
+    result, but played)."""
     if game.status != "finished":
         return None
     if game.termination == "aborted":
         return (0.0, 0.0)
-    return game_points(config.scoring, game.winner, game.points)
+    points = game_points(config.scoring, game.winner, reported_points(seats), len(seats))
+    return (points[0], points[1])
 
 
 def next_plan(
     session: Session, tournament: Tournament, config: TournamentDef, number: int
-) -> list[tuple[int, int, int, str, str]]:
-    """The games stage ``number`` plays next, as (round, pool, number in the pool, first team,
-    second team) in schedule order: empty while some of its games are unfinished, and once the
+) -> list[tuple[int, int, int, tuple[str, ...]]]:
+    """The games stage ``number`` plays next, as (round, pool, number in the pool, the teams in
+    seat order) in schedule order: empty while some of its games are unfinished, and once the
     stage is done."""
     stage = config.stages[number]
     pools = pool_games(session, tournament, config, number)
     if any(game.points is None for pool in pools for game in pool.played):
         return []
     planned = []
+    seats = config.game.players
     for pool in pools:
-        seed = derive_seed(tournament.seed, stage.format, number, pool.pool)
-        new = next_games(stage, pool.field, pool.played, seed=seed, bye_points=bye_points(config, number))
+        if seats > 2:  # a round robin of tables, planned whole
+            tables = [] if pool.played else round_robin_tables(len(pool.field), seats, stage.games_per_pair)
+            new = [(table.round, tuple(pool.field[i] for i in table.seats)) for table in tables]
+        else:
+            seed = derive_seed(tournament.seed, stage.format, number, pool.pool)
+            paired = next_games(stage, pool.field, pool.played, seed=seed, bye_points=bye_points(config, number))
+            new = [(rnd, (a, b)) for rnd, a, b in paired]
         start = len(pool.played)
-        planned += [(rnd, pool.pool, index, a, b) for index, (rnd, a, b) in enumerate(new, start)]
+        planned += [(rnd, pool.pool, index, teams) for index, (rnd, teams) in enumerate(new, start)]
     planned.sort()  # schedule order: round by round across the pools; ids follow it
     return planned
 
@@ -158,9 +168,14 @@ def plan_next(session: Session, tournament: Tournament, config: TournamentDef, n
         tournament.id,
         (
             PlannedGame(
-                number, pool, rnd, index, ids[first], ids[second], derive_seed(tournament.seed, number, pool, index)
+                number,
+                pool,
+                rnd,
+                index,
+                tuple(ids[team] for team in teams),
+                derive_seed(tournament.seed, number, pool, index),
             )
-            for rnd, pool, index, first, second in planned
+            for rnd, pool, index, teams in planned
         ),
     )
     if planned and config.stages[number].format != "round_robin":
@@ -175,8 +190,10 @@ def extra_games(session: Session, tournament: Tournament, config: TournamentDef)
     for number, stage in enumerate(config.stages):
         if stage.format != "knockout":
             continue
+        seats = game_seats(session, GameRow.tournament_id == tournament.id, GameRow.stage == number)
         matches = Counter(
-            (game.round, frozenset((game.seat0, game.seat1))) for game in stage_games(session, tournament, number)
+            (game.round, frozenset(seat.entry_id for seat in seats[game.id]))
+            for game in stage_games(session, tournament, number)
         )
         extra += sum(max(0, games - stage.games_per_pair) for games in matches.values())
     return extra
@@ -187,31 +204,31 @@ def results(session: Session, tournament: Tournament, scoring: str, stage: int |
     unfinished (``aborted``: a person who left a browser game, a game the harness stopped) has
     no result, and is not among them."""
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    query = select(GameRow).where(
+    where = [
         GameRow.tournament_id == tournament.id,
         GameRow.status == "finished",
         or_(GameRow.termination.is_(None), GameRow.termination != "aborted"),
-    )
+    ]
     if stage is not None:
-        query = query.where(GameRow.stage == stage)
+        where.append(GameRow.stage == stage)
+    seats = game_seats(session, *where)
     return [
         GameResult(
             g.id,
-            teams[g.seat0],
-            teams[g.seat1],
+            tuple(teams[seat.entry_id] for seat in seats[g.id]),
             g.winner,
-            game_points(scoring, g.winner, g.points),
+            game_points(scoring, g.winner, reported_points(seats[g.id]), g.players),
             g.termination or "normal",
             g.offender,
         )
-        for g in session.scalars(query.order_by(GameRow.id))
+        for g in session.scalars(select(GameRow).where(*where).order_by(GameRow.id))
     ]
 
 
 def conservative_ratings(session: Session, tournament: Tournament, config: TournamentDef) -> dict[str, float]:
     """Each team's TrueSkill mu - 3 sigma over every finished game, in schedule order."""
     teams = session.scalars(select(Entry.team).where(Entry.tournament_id == tournament.id))
-    games = [(g.id, g.first, g.second, g.winner) for g in results(session, tournament, config.scoring)]
+    games = [(g.id, g.teams, g.ranks()) for g in results(session, tournament, config.scoring)]
     return {team: history.conservative for team, history in replay_ratings(teams, games, config.rating).items()}
 
 

@@ -31,7 +31,7 @@ from arena.core.records import GameRecord
 from arena.errors import ArenaError
 from arena.runners.pace import Paced, with_paces
 from arena.store.database import make_folder
-from arena.store.models import Bot, Entry, GameRow, StoreError, Tournament, count, get_row
+from arena.store.models import Bot, Entry, GameRow, StoreError, Tournament, count, game_seats, get_row
 from arena.store.writes import add_entry, add_tournament, forget_unfinished_moves, save_record, save_void
 
 log = logging.getLogger(__name__)
@@ -317,12 +317,12 @@ class TournamentRun:
         """The games of ``stage`` still to play, in schedule order."""
         control = self.config.time.control()
         game = self.config.game.spec()
-        rows = session.scalars(
-            select(GameRow)
-            .where(GameRow.tournament_id == self.tournament_id, GameRow.stage == stage, GameRow.status != "finished")
-            .order_by(GameRow.id)
-        )
-        return [GameJob(g.id, game, (self.specs[g.seat0], self.specs[g.seat1]), g.seed, control) for g in rows]
+        pending = (GameRow.tournament_id == self.tournament_id, GameRow.stage == stage, GameRow.status != "finished")
+        seats = game_seats(session, *pending)
+        rows = session.scalars(select(GameRow).where(*pending).order_by(GameRow.id))
+        return [
+            GameJob(g.id, game, tuple(self.specs[seat.entry_id] for seat in seats[g.id]), g.seed, control) for g in rows
+        ]
 
     def run(
         self,

@@ -1,7 +1,9 @@
-"""Planning a stage: drawing pools, round-robin pairings with balanced colours, game seeds."""
+"""Planning a stage: drawing pools, round-robin pairings with balanced colours (and tables of
+more than two seats with the seats rotated), game seeds."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass
 from typing import TypeVar
@@ -44,6 +46,35 @@ def round_robin(teams: int, games_per_pair: int) -> list[Pairing]:
                 legs.append(Pairing(leg * (size - 1) + rnd, first, second))
             ring = [ring[0], ring[-1], *ring[1:-1]]  # rotate all but the first
     return legs
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One game of a pool's round robin of tables: indexes into the pool's team list, in seat
+    order."""
+
+    round: int
+    seats: tuple[int, ...]
+
+
+def round_robin_tables(teams: int, seats: int, games_per_table: int) -> list[Table]:
+    """Every ``seats``-subset of ``teams`` plays ``games_per_table`` games, its seats rotated one
+    place a game (and the first game of each subset rotated by the subset's number, so that the
+    seats are shared out with one game a table too): with a multiple of ``seats`` games every
+    team of a table plays every seat equally often. Tables are packed into rounds in which no
+    team plays twice (the first round with room for a table takes it)."""
+    rounds: list[set[int]] = []
+    tables = []
+    for leg in range(games_per_table):
+        for index, subset in enumerate(itertools.combinations(range(teams), seats)):
+            turn = (leg + index) % seats
+            order = subset[turn:] + subset[:turn]
+            number = next((i for i, busy in enumerate(rounds) if busy.isdisjoint(subset)), len(rounds))
+            if number == len(rounds):
+                rounds.append(set())
+            rounds[number].update(subset)
+            tables.append(Table(number, order))
+    return sorted(tables, key=lambda table: table.round)
 
 
 def draw_pools(ranked: list[T], pools: int, seeding: str, rng: random.Random) -> list[list[T]]:

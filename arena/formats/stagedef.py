@@ -3,6 +3,7 @@ advances, validated; and how many games it plays (docs/formats.md)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -67,10 +68,13 @@ class StageDef(BaseModel):
             raise ValueError("named lists a team twice")
         return self
 
-    def games(self, teams: int) -> int:
+    def games(self, teams: int, seats: int = 2) -> int:
         """How many games the stage plays with ``teams`` teams (a knockout: at least; its drawn
-        matches add pairs of extra games)."""
+        matches add pairs of extra games), in a game of ``seats`` seats (more than two: a round
+        robin of every table of that many teams of a pool)."""
         sizes = pool_sizes(teams, self.pools)
+        if seats > 2:
+            return sum(math.comb(size, seats) for size in sizes) * self.games_per_pair
         if self.format == "swiss":
             return sum(size // 2 for size in sizes) * (self.rounds or 0) * self.games_per_pair
         if self.format == "knockout":

@@ -11,18 +11,58 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from arena.games.base import pairwise_score, places
+
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """The part of a finished game that standings need."""
+    """The part of a finished game that standings need: its teams in seat order, the winning
+    seat (``None``: a draw, or no seat alone on top) and the points each seat scored."""
 
     id: int
-    first: str
-    second: str
+    teams: tuple[str, ...]
     winner: int | None
-    points: tuple[float, float]
+    points: tuple[float, ...]
     termination: str
     offender: int | None
+
+    @property
+    def first(self) -> str:
+        """The team of seat 0."""
+        return self.teams[0]
+
+    @property
+    def second(self) -> str:
+        """The team of seat 1."""
+        return self.teams[1]
+
+    def standing(self, seat: int) -> str:
+        """How ``seat`` did: ``win`` (alone on top), ``draw`` (on top with others; two seats: a
+        draw) or ``loss``."""
+        if self.winner is not None:
+            return "win" if self.winner == seat else "loss"
+        if len(self.teams) == 2:
+            return "draw"
+        return "draw" if self.points[seat] == max(self.points) else "loss"
+
+    def ranks(self) -> tuple[int, ...]:
+        """Each seat's finishing place, 0 the first, equal places tied: with two seats by the
+        winner (a draw ties, whatever points it gave), with more by the points."""
+        if len(self.teams) == 2:
+            return (0, 0) if self.winner is None else ((0, 1) if self.winner == 0 else (1, 0))
+        return tuple(place - 1 for place in places(self.points))
+
+    def against(self, seat: int) -> list[tuple[str, float]]:
+        """What ``seat`` scored against each other seat's team: with two seats its points; with
+        more, 1, ½ or 0 for finishing ahead of, level with or behind it."""
+        if len(self.teams) == 2:
+            return [(self.teams[1 - seat], self.points[seat])]
+        mine = self.points[seat]
+        return [
+            (team, 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
+            for other, (team, theirs) in enumerate(zip(self.teams, self.points, strict=True))
+            if other != seat
+        ]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -35,13 +75,14 @@ class Tally:
     losses: int = 0
     points: float = 0.0
 
-    def count(self, seat: int, winner: int | None, points: float) -> None:
-        """Add a game played as ``seat`` that ``winner`` won (``None``: a draw)."""
+    def count(self, standing: str, points: float) -> None:
+        """Add a game that was a ``win``, a ``draw`` or a ``loss`` (``GameResult.standing``) and
+        scored ``points``."""
         self.games += 1
         self.points += points
-        if winner is None:
+        if standing == "draw":
             self.draws += 1
-        elif winner == seat:
+        elif standing == "win":
             self.wins += 1
         else:
             self.losses += 1
@@ -59,11 +100,20 @@ class Standing(Tally):
     head_to_head: float | None = None
 
 
-def game_points(scoring: str, winner: int | None, points: tuple[float, float] | None) -> tuple[float, float]:
+def game_points(
+    scoring: str, winner: int | None, points: tuple[float | None, ...] | None, players: int = 2
+) -> tuple[float, ...]:
     """The points each seat scores: ``standard`` 1/0 and ½ each for a draw; ``course2019`` the
-    course points the game reports (86/0, small boards on a draw)."""
-    if scoring == "course2019" and points is not None:
-        return (float(points[0]), float(points[1]))
+    course points the game reports (86/0, small boards on a draw). With more than two seats,
+    a seat scores the share of the other seats it finished ahead of (by the points the game
+    reports: its returns), a tie counting half."""
+    if players > 2:
+        if points is None or any(value is None for value in points):
+            return (0.0,) * players  # (a game with no result: left unfinished)
+        returns = [float(value) for value in points if value is not None]
+        return tuple(pairwise_score(returns, seat) for seat in range(players))
+    if scoring == "course2019" and points is not None and None not in points:
+        return (float(points[0] or 0.0), float(points[1] or 0.0))
     if winner is None:
         return (0.5, 0.5)
     return (1.0, 0.0) if winner == 0 else (0.0, 1.0)
@@ -74,13 +124,13 @@ def table(teams: Iterable[str], games: Iterable[GameResult], ratings: Mapping[st
     lines = {team: Standing(team, rating=ratings.get(team, 0.0)) for team in teams}
     between: dict[tuple[str, str], float] = defaultdict(float)
     for game in games:
-        if game.first not in lines or game.second not in lines:
+        if any(team not in lines for team in game.teams):
             continue
-        for seat, team in enumerate((game.first, game.second)):
+        for seat, team in enumerate(game.teams):
             line = lines[team]
-            line.count(seat, game.winner, game.points[seat])
-            opponent = game.second if seat == 0 else game.first
-            between[team, opponent] += game.points[seat]
+            line.count(game.standing(seat), game.points[seat])
+            for opponent, scored in game.against(seat):
+                between[team, opponent] += scored
             if game.offender == seat:
                 line.forfeits[game.termination] += 1
     ordered = sorted(lines.values(), key=lambda s: (-s.points, -s.wins))

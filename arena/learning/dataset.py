@@ -36,7 +36,7 @@ from arena.games import Game, IllegalMoveError, MoveSyntaxError, State, get_game
 from arena.learning.features import ENCODING_VERSION, encoding_for
 from arena.learning.npz import read_npz, write_npz
 from arena.learning.numeric import np
-from arena.store.models import Entry, GameRow, MoveRow, Tournament
+from arena.store.models import Entry, GameRow, MoveRow, Tournament, game_seats
 
 #: what the ``format`` of a dataset file's meta says
 DATASET_FORMAT = "arena-dataset"
@@ -54,7 +54,7 @@ class PlayedGame:
 
     id: int
     moves: Sequence[int | str]
-    players: tuple[str, str]
+    players: tuple[str, ...]
 
 
 @dataclass
@@ -176,12 +176,9 @@ def stored_games(session: Session, tournaments: Sequence[Tournament]) -> tuple[l
     finished games were left out (forfeits, resignations, aborted games)."""
     ids = [t.id for t in tournaments]
     teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id.in_(ids))).all())
-    finished = (
-        select(GameRow.id, GameRow.seat0, GameRow.seat1, GameRow.termination)
-        .where(GameRow.tournament_id.in_(ids), GameRow.status == "finished")
-        .order_by(GameRow.id)
-    )
-    rows = session.execute(finished).all()
+    where = (GameRow.tournament_id.in_(ids), GameRow.status == "finished")
+    seats = game_seats(session, *where)
+    rows = session.execute(select(GameRow.id, GameRow.termination).where(*where).order_by(GameRow.id)).all()
     normal = {row.id: row for row in rows if row.termination == Termination.NORMAL.value}
     moves: dict[int, list[str]] = {game_id: [] for game_id in normal}
     query = (
@@ -197,7 +194,8 @@ def stored_games(session: Session, tournaments: Sequence[Tournament]) -> tuple[l
     for game_id, move in session.execute(query):
         moves[game_id].append(move)
     games = [
-        PlayedGame(game_id, moves[game_id], (teams[row.seat0], teams[row.seat1])) for game_id, row in normal.items()
+        PlayedGame(game_id, moves[game_id], tuple(teams[seat.entry_id] for seat in seats[game_id]))
+        for game_id in normal
     ]
     return games, len(rows) - len(normal)
 

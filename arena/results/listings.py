@@ -7,11 +7,11 @@ import json
 from typing import Any
 
 from sqlalchemy import func, or_, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError
 from arena.results.lookup import find_game, pool_name, stage_name, stage_names
-from arena.store.models import Bot, Entry, GameRow, GameVoid, MoveRow, Tournament
+from arena.store.models import Bot, Entry, GameRow, GameSeat, GameVoid, MoveRow, Tournament, game_seats
 
 #: how much of a bot's stored error output a game's record shows: its last characters
 STDERR_SHOWN = 4000
@@ -47,51 +47,73 @@ def game_rows(
 ) -> tuple[list[dict[str, Any]], int]:
     """The games (of ``tournament``, of the team or bot ``bot``), newest first, at most ``limit``
     (``None``: all); and how many there are in all."""
-    first, second = aliased(Entry), aliased(Entry)
-    bot1, bot2 = aliased(Bot), aliased(Bot)
-    query = (
-        select(GameRow, Tournament, first.team, second.team)
-        .join(Tournament, GameRow.tournament_id == Tournament.id)
-        .join(first, GameRow.seat0 == first.id)
-        .join(second, GameRow.seat1 == second.id)
-        .join(bot1, first.bot_id == bot1.id)
-        .join(bot2, second.bot_id == bot2.id)
-    )
+    query = select(GameRow, Tournament).join(Tournament, GameRow.tournament_id == Tournament.id)
     if tournament is not None:
         if session.scalar(select(Tournament.id).where(Tournament.name == tournament)) is None:
             known = ", ".join(session.scalars(select(Tournament.name))) or "none"
             raise ArenaError(f"no tournament {tournament!r}; the tournaments: {known}")
         query = query.where(Tournament.name == tournament)
     if bot is not None:
-        query = query.where(or_(first.team == bot, second.team == bot, bot1.name == bot, bot2.name == bot))
+        of_bot = (
+            select(GameSeat.game_id)
+            .join(Entry, Entry.id == GameSeat.entry_id)
+            .join(Bot, Bot.id == Entry.bot_id)
+            .where(or_(Entry.team == bot, Bot.name == bot))
+        )
+        query = query.where(GameRow.id.in_(of_bot))
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     ordered = query.order_by(GameRow.id.desc())
+    listed = session.execute(ordered if limit is None else ordered.limit(limit)).all()
+    teams: dict[int, list[str]] = {}
+    for game_id, team in session.execute(
+        select(GameSeat.game_id, Entry.team)
+        .join(Entry, Entry.id == GameSeat.entry_id)
+        .where(GameSeat.game_id.in_([g.id for g, _ in listed]))
+        .order_by(GameSeat.game_id, GameSeat.seat)
+    ):
+        teams.setdefault(game_id, []).append(team)
+    points = _points_of(session, [g.id for g, _ in listed])
     names: dict[int, list[str]] = {}
     rows = []
-    for g, t, a, b in session.execute(ordered if limit is None else ordered.limit(limit)):
+    for g, t in listed:
         if t.id not in names:
             names[t.id] = _stage_names(t)
-        rows.append(
-            {
-                "id": g.id,
-                "tournament": t.name,
-                "stage": g.stage,
-                "stage_name": stage_name(names[t.id], g.stage),
-                "pool": g.pool,
-                "pool_name": pool_name(g.pool),
-                "round": g.round,
-                "first": a,
-                "second": b,
-                "status": g.status,
-                "winner": g.winner,
-                "points": None if g.points is None else list(g.points),
-                "termination": g.termination,
-                "offender": g.offender,
-                "plies": g.plies,
-                "replays": g.replays,
-            }
-        )
+        seated = teams.get(g.id, [])
+        row = {
+            "id": g.id,
+            "tournament": t.name,
+            "stage": g.stage,
+            "stage_name": stage_name(names[t.id], g.stage),
+            "pool": g.pool,
+            "pool_name": pool_name(g.pool),
+            "round": g.round,
+            "first": seated[0] if seated else "?",
+            "second": seated[1] if len(seated) > 1 else "?",
+            "status": g.status,
+            "winner": g.winner,
+            "points": points.get(g.id),
+            "termination": g.termination,
+            "offender": g.offender,
+            "plies": g.plies,
+            "replays": g.replays,
+        }
+        if len(seated) > 2:
+            row["teams"] = seated
+        rows.append(row)
     return rows, total
+
+
+def _points_of(session: Session, game_ids: list[int]) -> dict[int, list[float]]:
+    """The points each seat of the games ``game_ids`` scored as their games reported them, for
+    the games that report them for every seat."""
+    found: dict[int, list[float | None]] = {}
+    for game_id, points in session.execute(
+        select(GameSeat.game_id, GameSeat.points)
+        .where(GameSeat.game_id.in_(game_ids))
+        .order_by(GameSeat.game_id, GameSeat.seat)
+    ):
+        found.setdefault(game_id, []).append(points)
+    return {game_id: [p for p in points if p is not None] for game_id, points in found.items() if None not in points}
 
 
 def _stage_names(tournament: Tournament) -> list[str]:
@@ -144,8 +166,9 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
     ):
         cut.setdefault(seat, []).append(ply)
     seats = []
-    for seat, (entry_id, stderr) in enumerate(((g.seat0, g.stderr0), (g.seat1, g.stderr1))):
-        entry = session.get_one(Entry, entry_id)
+    seated = game_seats(session, GameRow.id == g.id).get(g.id, [])
+    for seat, stderr in ((row.seat, row.stderr) for row in seated):
+        entry = session.get_one(Entry, seated[seat].entry_id)
         bot = session.get_one(Bot, entry.bot_id)
         moves, wall, longest, cpu, timed, wait = times.get(seat, (0, 0.0, None, None, 0, None))
         seats.append(
@@ -181,7 +204,7 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
         "status": g.status,
         "result": RESULTS[g.winner] if g.status == "finished" and g.winner in RESULTS else None,
         "winner": g.winner,
-        "points": None if g.points is None else list(g.points),
+        "points": _points_of(session, [g.id]).get(g.id),
         "termination": g.termination,
         "offender": g.offender,
         "detail": g.detail,

@@ -23,7 +23,7 @@ from arena.core.text import printable
 from arena.errors import ArenaError
 from arena.games import CHANCE, SIMULTANEOUS, Game, MoveSyntaxError, State, get_game_from_spec
 from arena.results.lookup import find_game, pool_name, stage_name, stage_names
-from arena.store.models import Entry, MoveRow, Tournament
+from arena.store.models import Entry, GameRow, MoveRow, Tournament, game_seats, reported_points
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -307,13 +307,13 @@ class Replay:
     stage: str
     pool: str
     round: int
-    seats: tuple[str, str]
+    seats: tuple[str, ...]
     moves: list[tuple[int, str, float]]
     states: list[State]
     problem: str | None
     status: str
     winner: int | None
-    points: tuple[float, float] | None
+    points: tuple[float, ...] | None
     termination: str | None
     offender: int | None
     detail: str | None
@@ -396,7 +396,8 @@ def load_replay(session: Session, game_id: int) -> Replay:
             .order_by(MoveRow.ply)
         )
     ]
-    points = row.points
+    seated = game_seats(session, GameRow.id == game_id).get(game_id, [])
+    points = reported_points(seated)
     walk = walk_record(
         game,
         [(s, t) for s, t, _ in moves],
@@ -414,7 +415,7 @@ def load_replay(session: Session, game_id: int) -> Replay:
         stage_name(names, row.stage),
         pool_name(row.pool),
         row.round,
-        (teams[row.seat0], teams[row.seat1]),
+        tuple(teams[seat.entry_id] for seat in seated),
         moves,
         walk.states,
         walk.problem,

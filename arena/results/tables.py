@@ -49,22 +49,32 @@ class GameSummary:
     stage: int
     pool: int
     round: int
-    first: str
-    second: str
+    #: the teams, in seat order
+    teams: tuple[str, ...]
     status: str
     winner: int | None
-    points: tuple[float, float] | None  # by the tournament's scoring
-    raw_points: tuple[float, float] | None  # as the game reported them (xtreme: course points)
+    points: tuple[float, ...] | None  # by the tournament's scoring
+    raw_points: tuple[float, ...] | None  # as the game reported them (xtreme: course points; a game's returns)
     termination: str | None
     offender: int | None
     detail: str | None
     plies: int | None
     started_at: float | None
     finished_at: float | None
-    stderr: tuple[str | None, str | None] = (None, None)
-    think: tuple[Think, Think] = (Think(), Think())
+    stderr: tuple[str | None, ...] = (None, None)
+    think: tuple[Think, ...] = (Think(), Think())
     #: why it was voided and played again, each time (the machine was too busy to time it)
     voids: tuple[str, ...] = ()
+
+    @property
+    def first(self) -> str:
+        """The team of seat 0."""
+        return self.teams[0]
+
+    @property
+    def second(self) -> str:
+        """The team of seat 1."""
+        return self.teams[1]
 
     @property
     def finished(self) -> bool:
@@ -72,9 +82,9 @@ class GameSummary:
         return self.status == "finished"
 
     @property
-    def seats(self) -> tuple[str, str]:
-        """The two teams, in seat order."""
-        return (self.first, self.second)
+    def seats(self) -> tuple[str, ...]:
+        """The teams, in seat order."""
+        return self.teams
 
     @property
     def forfeit(self) -> str | None:
@@ -86,13 +96,40 @@ class GameSummary:
         except ValueError:
             return self.termination
 
+    def pairs(self) -> list[tuple[int, str, str, float, float]]:
+        """The finished game as what each seat scored against each other seat: (seat, team,
+        opponent, its points, the opponent's points). Two seats: the game's points; more: 1, ½
+        or 0 for finishing ahead of, level with or behind the opponent (and the opponent's
+        reverse): a game of N seats is N·(N−1)/2 games of two, as for Elo."""
+        points = self.points
+        if points is None:
+            return []
+        found = []
+        for seat, team in enumerate(self.teams):
+            for other, opponent in enumerate(self.teams):
+                if other == seat:
+                    continue
+                if len(self.teams) == 2:
+                    found.append((seat, team, opponent, points[seat], points[other]))
+                else:
+                    mine = 1.0 if points[seat] > points[other] else 0.5 if points[seat] == points[other] else 0.0
+                    found.append((seat, team, opponent, mine, 1.0 - mine))
+        return found
+
+    def standing(self, seat: int) -> str:
+        """How ``seat`` did in a finished game: ``win``, ``draw`` or ``loss`` (``score_of``)."""
+        return {"W": "win", "D": "draw", "L": "loss"}[self.score_of(self.teams[seat])]
+
     def score_of(self, team: str) -> str:
-        """``W``, ``D`` or ``L`` from ``team``'s side (``-`` while unplayed)."""
+        """``W``, ``D`` or ``L`` from ``team``'s side (``-`` while unplayed): with more than two
+        seats, ``W`` alone on top, ``D`` on top with others, ``L`` otherwise."""
         if not self.finished:
             return "-"
-        if self.winner is None:
+        if self.winner is not None:
+            return "W" if self.seats[self.winner] == team else "L"
+        if len(self.teams) == 2 or self.points is None:
             return "D"
-        return "W" if self.seats[self.winner] == team else "L"
+        return "D" if self.points[self.teams.index(team)] == max(self.points) else "L"
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.contests.config import RatingDef, TournamentDef
@@ -48,7 +48,18 @@ from arena.results.tables import (
     Totals,
 )
 from arena.stats.elo import fit_elo
-from arena.store.models import Bot, Entry, GameRow, GameVoid, MoveRow, PoolEntry, Tournament
+from arena.store.models import (
+    Bot,
+    Entry,
+    GameRow,
+    GameSeat,
+    GameVoid,
+    MoveRow,
+    PoolEntry,
+    Tournament,
+    game_seats,
+    reported_points,
+)
 
 #: how each rating setting is shown, in the order the report lists them
 RATING_SETTINGS = (("mu", "μ"), ("sigma", "σ"), ("beta", "β"), ("tau", "τ"), ("draw_probability", "draw probability"))
@@ -177,8 +188,10 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
     for game_id, reason in session.execute(voided):
         voids.setdefault(game_id, []).append(reason)
     games = []
+    seats = game_seats(session, GameRow.tournament_id == tournament.id)
     for g in session.scalars(select(GameRow).where(GameRow.tournament_id == tournament.id).order_by(GameRow.id)):
-        raw = g.points
+        seated = seats.get(g.id, [])
+        raw = reported_points(seated)
         # a game left unfinished has no result: shown as such, never rated or counted as a draw
         status = "aborted" if g.status == "finished" and g.termination == "aborted" else g.status
         finished = status == "finished"
@@ -188,11 +201,10 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
                 g.stage,
                 g.pool,
                 g.round,
-                teams[g.seat0],
-                teams[g.seat1],
+                tuple(teams[seat.entry_id] for seat in seated),
                 status,
                 g.winner,
-                game_points(scoring, g.winner, raw) if finished else None,
+                game_points(scoring, g.winner, raw, len(seated)) if finished else None,
                 raw,
                 g.termination,
                 g.offender,
@@ -200,8 +212,8 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
                 g.plies,
                 g.started_at,
                 g.finished_at,
-                (g.stderr0, g.stderr1),
-                (think.get((g.id, 0), Think()), think.get((g.id, 1), Think())),
+                tuple(seat.stderr for seat in seated),
+                tuple(think.get((g.id, seat.seat), Think()) for seat in seated),
                 tuple(voids.get(g.id, ())),
             )
         )
@@ -215,7 +227,8 @@ def cut_moves(session: Session, tournament_id: int) -> dict[str, int]:
         select(Entry.team, func.count())
         .select_from(MoveRow)
         .join(GameRow, GameRow.id == MoveRow.game_id)
-        .join(Entry, Entry.id == case((MoveRow.seat == 0, GameRow.seat0), else_=GameRow.seat1))
+        .join(GameSeat, (GameSeat.game_id == MoveRow.game_id) & (GameSeat.seat == MoveRow.seat))
+        .join(Entry, Entry.id == GameSeat.entry_id)
         .where(GameRow.tournament_id == tournament_id, MoveRow.cut)
         .group_by(Entry.team)
     )
@@ -316,10 +329,15 @@ def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | N
     record = {name: [0, 0, 0] for name in names}  # wins, draws, losses
     fitted = []
     for g in chosen:
-        score = 0.5 if g.winner is None else (1.0 if g.winner == 0 else 0.0)
-        fitted.append((g.first, g.second, score))
-        for seat, team in enumerate(g.seats):
-            record[team][1 if g.winner is None else (0 if g.winner == seat else 2)] += 1
+        if len(g.teams) == 2:
+            score = 0.5 if g.winner is None else (1.0 if g.winner == 0 else 0.0)
+            fitted.append((g.first, g.second, score))
+        else:  # every two seats of the table as a game of their own (Kaggle's Game Arena does the same)
+            fitted += [
+                (team, opponent, mine) for seat, team, opponent, mine, _ in g.pairs() if seat < g.teams.index(opponent)
+            ]
+        for team in g.seats:
+            record[team]["WDL".index(g.score_of(team))] += 1
     fit = fit_elo(fitted, names)
     bots = {t.name: t.bot for t in teams}
     ranked = fit.players
@@ -368,10 +386,13 @@ def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
     for g in games:
         if not g.finished or g.points is None:
             continue
-        for seat, (team, opponent) in enumerate(((g.first, g.second), (g.second, g.first))):
+        for seat, team, opponent, mine, theirs in g.pairs():
             cell = cells[team, opponent]
-            cell.count(seat, g.winner, g.points[seat])
-            cell.against += g.points[1 - seat]
+            if len(g.teams) == 2:
+                cell.count(g.standing(seat), mine)
+            else:  # its finishing order against that opponent
+                cell.count("win" if mine == 1.0 else "draw" if mine == 0.5 else "loss", mine)
+            cell.against += theirs
     return dict(cells)
 
 
@@ -439,9 +460,7 @@ def load_results(session: Session, tournament: Tournament) -> Results:
     teams = load_teams(session, tournament)
     games = load_games(session, tournament, config.scoring)
     played = results(session, tournament, config.scoring)
-    ratings = replay_ratings(
-        [t.name for t in teams], [(g.id, g.first, g.second, g.winner) for g in played], config.rating
-    )
+    ratings = replay_ratings([t.name for t in teams], [(g.id, g.teams, g.ranks()) for g in played], config.rating)
     conservative = {team: history.conservative for team, history in ratings.items()}
     stages = stage_tables(session, tournament, config, games, conservative)
     elo = elo_table(teams, games)

@@ -15,14 +15,15 @@ from contextlib import closing
 from pathlib import Path
 from urllib.parse import quote
 
-from sqlalchemy import Connection, Engine, create_engine, event, insert, inspect, select, update
+from sqlalchemy import Connection, Engine, MetaData, create_engine, event, insert, inspect, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.engine.interfaces import ExceptionContext
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import QueuePool, StaticPool
+from sqlalchemy.schema import CreateIndex, CreateTable
 
-from arena.store.models import Base, GameVoid, Pace, SchemaVersion, StoreError
+from arena.store.models import Base, GameRow, GameSeat, GameVoid, Pace, SchemaVersion, StoreError, Tournament
 from arena.store.seasons import Season, SeasonTeam, Submission
 
 DEFAULT_URL = "sqlite:///db/arena.sqlite3"
@@ -66,6 +67,39 @@ def _retired_at(connection: Connection) -> None:
     connection.execute(update(Submission).where(Submission.status == "retired").values(retired_at=time.time()))
 
 
+#: the columns of a game's two seats before a game had seats of its own (schema 8)
+_TWO_SEATS = ("seat0", "seat1", "points0", "points1", "stderr0", "stderr1")
+
+
+def _game_seats(connection: Connection) -> None:
+    GameSeat.__table__.create(connection)  # type: ignore[attr-defined]
+    for seat in (0, 1):
+        connection.exec_driver_sql(
+            "INSERT INTO game_seats (game_id, seat, entry_id, points, stderr) "
+            f"SELECT id, {seat}, seat{seat}, points{seat}, stderr{seat} FROM games"
+        )
+    if connection.dialect.name != "sqlite":
+        connection.exec_driver_sql("ALTER TABLE games ADD COLUMN players INTEGER NOT NULL DEFAULT 2")
+        connection.exec_driver_sql("ALTER TABLE games " + ", ".join(f"DROP COLUMN {c}" for c in _TWO_SEATS))
+        return
+    # SQLite drops no column a foreign key uses: the table is made again without them (with the
+    # keys off: its children's keys are checked once the new table has its name: ``migrate``)
+    table = GameRow.__table__
+    metadata = MetaData()
+    Tournament.__table__.to_metadata(metadata)  # type: ignore[attr-defined]  # (its key refers to it)
+    copy = table.to_metadata(metadata, name="games_new")  # type: ignore[attr-defined]
+    for index in table.indexes:  # type: ignore[attr-defined]
+        connection.exec_driver_sql(f"DROP INDEX IF EXISTS {index.name}")
+    connection.execute(CreateTable(copy))
+    kept = [column.name for column in table.columns if column.name != "players"]
+    names = ", ".join(kept)
+    connection.exec_driver_sql(f"INSERT INTO games_new ({names}, players) SELECT {names}, 2 FROM games")
+    connection.exec_driver_sql("DROP TABLE games")
+    connection.exec_driver_sql("ALTER TABLE games_new RENAME TO games")
+    for index in table.indexes:  # type: ignore[attr-defined]
+        connection.execute(CreateIndex(index))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
@@ -74,6 +108,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (5, "seasons: their teams and submissions", _seasons),
     (6, "each move: whether the clock cut the bot's search short of its own budget", _cut_moves),
     (7, "submissions: when a version retired (its files are removed some days later)", _retired_at),
+    (8, "a game's seats in a table of their own (any number of seats), no longer two columns each", _game_seats),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -102,18 +137,38 @@ def migrate(engine: Engine) -> None:
         raise StoreError(
             f"the database is at schema version {version}, newer than this arena ({SCHEMA_VERSION}); upgrade arena"
         )
-    with engine.begin() as connection:
-        if engine.dialect.name == "sqlite":
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-        version = _current_version(connection)
-        if version is None:
-            Base.metadata.create_all(connection)
-            connection.execute(insert(SchemaVersion).values(version=SCHEMA_VERSION))
-            return
-        for number, _, step in MIGRATIONS:
-            if number > version:
-                step(connection)
-                connection.execute(update(SchemaVersion).values(version=number))
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        if sqlite:  # a step that makes a table again needs SQLite's keys off; they are checked before the commit
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                if sqlite:
+                    connection.exec_driver_sql("BEGIN IMMEDIATE")
+                _upgrade(connection)
+        finally:
+            if sqlite:
+                connection.rollback()  # (nothing left to undo: the pragma is no part of a transaction)
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
+
+
+def _upgrade(connection: Connection) -> None:
+    """Make the schema (an empty database) or take it through every step after its version."""
+    version = _current_version(connection)
+    if version is None:
+        Base.metadata.create_all(connection)
+        connection.execute(insert(SchemaVersion).values(version=SCHEMA_VERSION))
+        return
+    for number, _, step in MIGRATIONS:
+        if number > version:
+            step(connection)
+            connection.execute(update(SchemaVersion).values(version=number))
+    if connection.dialect.name == "sqlite":
+        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise StoreError(f"upgrading the database would break {len(broken)} references between its tables")
 
 
 def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:

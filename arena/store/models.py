@@ -147,7 +147,8 @@ class PoolEntry(OfTournament, Base):
 
 
 class GameRow(OfTournament, Base):
-    """A scheduled game; its result fields are filled when it is finished."""
+    """A scheduled game; its result fields are filled when it is finished. Who plays which seat,
+    and what each seat scored and wrote, are its ``GameSeat`` rows."""
 
     __tablename__ = "games"
     __table_args__ = (Index("ix_games_tournament_status", "tournament_id", "status"),)
@@ -155,18 +156,14 @@ class GameRow(OfTournament, Base):
     pool: Mapped[int] = mapped_column(Integer)
     round: Mapped[int] = mapped_column(Integer)
     number: Mapped[int] = mapped_column(Integer)
-    seat0: Mapped[int] = mapped_column(ForeignKey("entries.id"))
-    seat1: Mapped[int] = mapped_column(ForeignKey("entries.id"))
+    #: how many seats the game has
+    players: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
     seed: Mapped[int] = mapped_column(Int64)
     status: Mapped[str] = mapped_column(CleanString(20), default="pending")
     winner: Mapped[int | None] = mapped_column(Integer)
-    points0: Mapped[float | None] = mapped_column(Float)
-    points1: Mapped[float | None] = mapped_column(Float)
     termination: Mapped[str | None] = mapped_column(CleanString(20))
     offender: Mapped[int | None] = mapped_column(Integer)
     detail: Mapped[str | None] = mapped_column(CleanText)
-    stderr0: Mapped[str | None] = mapped_column(CleanText)
-    stderr1: Mapped[str | None] = mapped_column(CleanText)
     plies: Mapped[int | None] = mapped_column(Integer)
     started_at: Mapped[float | None] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float)
@@ -178,12 +175,19 @@ class GameRow(OfTournament, Base):
     clock: Mapped[str | None] = mapped_column(CleanString(10))
     time_scale: Mapped[float | None] = mapped_column(Float)
 
-    @property
-    def points(self) -> tuple[float, float] | None:
-        """The points each seat scored as the game reported them (``None``: it reports none)."""
-        if self.points0 is None or self.points1 is None:
-            return None
-        return (self.points0, self.points1)
+
+class GameSeat(Base):
+    """A seat of a game: the team (entry) that plays it, and once the game is finished, the
+    points it scored as the game reports them (``None``: the game reports none) and the tail of
+    what its bot wrote to stderr."""
+
+    __tablename__ = "game_seats"
+    __table_args__ = (Index("ix_game_seats_entry", "entry_id"),)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id"))
+    points: Mapped[float | None] = mapped_column(Float)
+    stderr: Mapped[str | None] = mapped_column(CleanText)
 
 
 class GameVoid(Base):
@@ -246,6 +250,30 @@ Row = TypeVar("Row", bound="Base")
 def count(session: Session, model: type[Base], *where: ColumnElement[bool]) -> int:
     """How many rows of ``model`` match every condition of ``where``."""
     return session.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+
+def game_seats(session: Session, *where: ColumnElement[bool]) -> dict[int, list[GameSeat]]:
+    """The seats of each game matching every condition of ``where`` (on ``GameRow``), in seat
+    order, by game id."""
+    query = (
+        select(GameSeat)
+        .join(GameRow, GameRow.id == GameSeat.game_id)
+        .where(*where)
+        .order_by(GameSeat.game_id, GameSeat.seat)
+    )
+    seats: dict[int, list[GameSeat]] = {}
+    for seat in session.scalars(query):
+        seats.setdefault(seat.game_id, []).append(seat)
+    return seats
+
+
+def reported_points(seats: list[GameSeat]) -> tuple[float, ...] | None:
+    """The points a finished game reported for each of its ``seats`` (``None``: it reports
+    none, or not for every seat)."""
+    points = [seat.points for seat in seats]
+    if not points or any(value is None for value in points):
+        return None
+    return tuple(value for value in points if value is not None)
 
 
 def get_row(session: Session, model: type[Row], key: int) -> Row:

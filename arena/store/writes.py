@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, delete, exists, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from arena.core.records import GameRecord
-from arena.store.models import Bot, Entry, GameRow, GameVoid, MoveRow, PoolEntry, Tournament, count
+from arena.store.models import Bot, Entry, GameRow, GameSeat, GameVoid, MoveRow, PoolEntry, Tournament, count
 
 
 def add_tournament(
@@ -79,30 +79,53 @@ class PlannedGame:
     pool: int
     round: int
     number: int
-    seat0: int
-    seat1: int
+    #: the entry of each seat, in seat order
+    seats: tuple[int, ...]
     seed: int
 
 
 def add_games(session: Session, tournament_id: int, games: Iterable[PlannedGame]) -> None:
-    """Store ``games`` as pending, their ids in the order given (schedule order). One statement
-    for them all: a match may plan tens of thousands."""
-    rows = [{"tournament_id": tournament_id, **asdict(game)} for game in games]
-    if rows:
-        session.execute(insert(GameRow), rows)
+    """Store ``games`` as pending, their ids in the order given (schedule order), and their
+    seats. Two statements for them all: a match may plan tens of thousands."""
+    planned = list(games)
+    if not planned:
+        return
+    rows = [_game_row(tournament_id, game) for game in planned]
+    ids = session.scalars(insert(GameRow).returning(GameRow.id, sort_by_parameter_order=True), rows).all()
+    session.execute(
+        insert(GameSeat),
+        [
+            {"game_id": game_id, "seat": seat, "entry_id": entry_id}
+            for game_id, game in zip(ids, planned, strict=True)
+            for seat, entry_id in enumerate(game.seats)
+        ],
+    )
 
 
 def add_game(session: Session, tournament_id: int, game: PlannedGame) -> int:
     """Store ``game`` as pending; its id."""
-    row = GameRow(tournament_id=tournament_id, **asdict(game))
+    row = GameRow(**_game_row(tournament_id, game))
     session.add(row)
     session.flush()
+    session.add_all(GameSeat(game_id=row.id, seat=seat, entry_id=entry) for seat, entry in enumerate(game.seats))
+    session.flush()
     return row.id
+
+
+def _game_row(tournament_id: int, game: PlannedGame) -> dict[str, Any]:
+    data = asdict(game)
+    del data["seats"]
+    return {"tournament_id": tournament_id, "players": len(game.seats), **data}
 
 
 #: the statements a finished game is stored with, built once
 _MOVES = insert(MoveRow)
 _FINISH = update(GameRow).where(GameRow.id == bindparam("game_id"), GameRow.status != "finished")
+_SEAT_END = (
+    update(GameSeat)
+    .where(GameSeat.game_id == bindparam("game"), GameSeat.seat == bindparam("at"))
+    .values(points=bindparam("scored"), stderr=bindparam("wrote"))
+)
 
 
 def save_record(session: Session, record: GameRecord) -> bool:
@@ -135,20 +158,23 @@ def save_record(session: Session, record: GameRecord) -> bool:
                 for ply, m in enumerate(moves, 1)
             ],
         )
-    points = record.points or (None, None)
+    points = record.points or (None,) * len(record.stderr)
+    connection.execute(
+        _SEAT_END,
+        [
+            {"game": game_id, "at": seat, "scored": scored, "wrote": wrote or None}
+            for seat, (scored, wrote) in enumerate(zip(points, record.stderr, strict=True))
+        ],
+    )
     connection.execute(
         _FINISH,
         {
             "game_id": game_id,
             "status": "finished",
             "winner": record.winner,
-            "points0": points[0],
-            "points1": points[1],
             "termination": record.termination.value,
             "offender": record.offender,
             "detail": record.detail,
-            "stderr0": record.stderr[0] or None,
-            "stderr1": record.stderr[1] or None,
             "plies": len(moves),
             "started_at": record.started_at,
             "finished_at": record.finished_at,
@@ -268,6 +294,7 @@ def delete_tournament(session: Session, name: str) -> Contents | None:
 
     moves = removed(delete(MoveRow).where(MoveRow.game_id.in_(games)))
     voids = removed(delete(GameVoid).where(GameVoid.game_id.in_(games)))
+    removed(delete(GameSeat).where(GameSeat.game_id.in_(games)))
     contents = Contents(
         games=removed(delete(GameRow).where(GameRow.tournament_id == tournament_id)),
         moves=moves,

@@ -30,7 +30,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.contests.season import Outcome, ranked, submit
 from arena.entrants.uploads import MAX_UPLOAD
-from arena.store.models import Entry, GameRow
+from arena.store.models import Entry, GameRow, GameSeat
 from arena.store.seasons import (
     BadToken,
     Frozen,
@@ -140,11 +140,14 @@ def ladder_values(sessions: sessionmaker[Session], name: str) -> dict[str, Any]:
     with sessions() as session:
         season = _season(session, name)
         rows = ranked(session, season)
-        first, second = aliased(Entry), aliased(Entry)
+        first, second = aliased(GameSeat), aliased(GameSeat)
+        one, other = aliased(Entry), aliased(Entry)
         games = session.execute(
-            select(GameRow.id, GameRow.status, GameRow.winner, GameRow.termination, first.team, second.team)
-            .join(first, first.id == GameRow.seat0)
-            .join(second, second.id == GameRow.seat1)
+            select(GameRow.id, GameRow.status, GameRow.winner, GameRow.termination, one.team, other.team)
+            .join(first, (first.game_id == GameRow.id) & (first.seat == 0))
+            .join(second, (second.game_id == GameRow.id) & (second.seat == 1))
+            .join(one, one.id == first.entry_id)
+            .join(other, other.id == second.entry_id)
             .where(GameRow.tournament_id == season.tournament_id)
             .order_by(GameRow.id.desc())
             .limit(RECENT)
@@ -192,25 +195,22 @@ def own_submissions(sessions: sessionmaker[Session], name: str, token: str) -> d
                 )
             ).all()
         )
-        games = session.scalars(
-            select(GameRow)
-            .where(
-                GameRow.tournament_id == season.tournament_id,
-                ((GameRow.offender == 0) & GameRow.seat0.in_(list(entries)))
-                | ((GameRow.offender == 1) & GameRow.seat1.in_(list(entries))),
-            )
+        games = session.execute(
+            select(GameRow, GameSeat)
+            .join(GameSeat, (GameSeat.game_id == GameRow.id) & (GameSeat.seat == GameRow.offender))
+            .where(GameRow.tournament_id == season.tournament_id, GameSeat.entry_id.in_(list(entries)))
             .order_by(GameRow.id.desc())
             .limit(RECENT)
         ).all()
         faults = [
             Fault(
                 game.id,
-                versions[entries[(game.seat0, game.seat1)[game.offender or 0]]],
+                versions[entries[seat.entry_id]],
                 game.termination or "",
                 game.detail or "",
-                ((game.stderr0, game.stderr1)[game.offender or 0] or "")[-STDERR_SHOWN:],
+                (seat.stderr or "")[-STDERR_SHOWN:],
             )
-            for game in games
+            for game, seat in games
         ]
         session.expunge_all()
         return {"team": team.name, "rows": list(rows), "faults": faults, "ladder": season.tournament_id}
