@@ -111,3 +111,17 @@ def test_a_module_with_several_games_needs_its_class_named(tmp_path):
     ):
         load_game({"module": str(two)})
     assert load_game({"module": str(two), "class": "Connect4Again"}).name == "connect4b"
+
+
+def test_a_season_of_a_game_of_more_than_two_seats_is_refused_saying_where_it_plays(tmp_path):
+    from arena.contests.config import GameDef, TimeDef
+    from arena.contests.season import SeasonError, create_season
+    from arena.store.database import open_store
+
+    goofspiel = GameDef(module=str(REPO / "examples" / "games" / "goofspiel.py"), params={"players": 3})
+    with pytest.raises(SeasonError) as error:
+        create_season(open_store(f"sqlite:///{tmp_path / 's.db'}"), "spring", goofspiel, TimeDef(), tmp_path)
+    assert str(error.value) == (
+        "season 'spring': a season's ladder pairs two teams a game; goofspiel has 3 seats "
+        "(play it in a tournament: its round robins seat tables of any size)"
+    )

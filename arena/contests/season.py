@@ -66,6 +66,11 @@ def create_season(
         problem = "use letters, digits, spaces and . _ + - (at most 88 characters), a letter or digit first"
     if problem:
         raise SeasonError(f"season {name!r}: {problem}")
+    if game.players != 2:
+        raise SeasonError(
+            f"season {name!r}: a season's ladder pairs two teams a game; {game.name} has {game.players} seats "
+            "(play it in a tournament: its round robins seat tables of any size)"
+        )
     with sessions.begin() as session:
         if session.scalars(select(Season.id).where(Season.name == name)).first() is not None:
             raise SeasonError(f"season {name!r} exists already")
