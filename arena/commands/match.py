@@ -66,6 +66,7 @@ def match(
     from arena.contests.match import Duel, default_name, match_config, side
     from arena.contests.run import log_file, logging_to
     from arena.errors import ConfigError
+    from arena.games.loading import is_path
     from arena.runners.local import LocalRunner
     from arena.stats.sprt import parse_settings
 
@@ -73,10 +74,12 @@ def match(
         raise ArenaError(f"--games {games}: give an even number; the games are played in pairs, seats swapped")
     settings = None if sprt is None else parse_settings(sprt, "--sprt")
     check_text("the current folder", str(Path.cwd()))  # bot files are stored relative to it
-    try:
-        game_def = GameDef(name=game)
+    try:  # a game's name, or a game of your own by its file
+        game_def = GameDef(module=str(Path(game).resolve())) if is_path(game) else GameDef(name=game)
     except ValidationError as error:
         raise ArenaError(f"--game {game!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    if game_def.players != 2:
+        raise ArenaError(f"--game {game!r}: a match is between two bots; {game_def.name} has {game_def.players} seats")
     if increment and bank is None:
         raise ArenaError("--increment needs --bank (e.g. --bank 60 --increment 1)")
     if clock not in ("wall", "cpu"):

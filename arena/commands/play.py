@@ -43,8 +43,11 @@ def play(
     from arena.contests.human_play import find_opponent, play_against, symbol
     from arena.core.timing import ClockKind, TimeControl
     from arena.games import get_game
+    from arena.games.loading import is_path, load_game
 
-    chosen = get_game(game)
+    chosen = load_game({"module": str(Path(game).resolve())}) if is_path(game) else get_game(game)
+    if chosen.players != 2:
+        raise ArenaError(f"{game!r}: 'arena play' seats you and one bot; {chosen.name} has {chosen.players} seats")
     try:
         human_seat = chosen.seat_of(seat)
     except ValueError as error:
