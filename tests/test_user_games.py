@@ -125,3 +125,32 @@ def test_a_season_of_a_game_of_more_than_two_seats_is_refused_saying_where_it_pl
         "season 'spring': a season's ladder pairs two teams a game; goofspiel has 3 seats "
         "(play it in a tournament: its round robins seat tables of any size)"
     )
+
+
+def test_arena_play_and_arena_match_take_a_game_by_its_file(folder):
+    from tests.fixtures.harnesskit import arena
+
+    game = str(folder / "games" / "connect4.py")
+    played = arena("play", game, "--bot", "bots.randombot", "--db", "sqlite:///p.db", cwd=folder, input="quit\n")
+    assert played.returncode == 0, played.stderr
+    assert "You play x (first) against bots.randombot" in " ".join(played.stdout.split())
+    matched = arena(
+        "match",
+        "bots.randombot",
+        "bots.randombot",
+        "--game",
+        game,
+        "--games",
+        "2",
+        "--db",
+        "sqlite:///m.db",
+        cwd=folder,
+    )
+    assert matched.returncode == 0, matched.stderr
+    assert "Played 2 games: randombot" in matched.stdout
+    goofspiel = str(REPO / "examples" / "games" / "goofspiel.py")
+    refused = arena(
+        "match", "bots.randombot", "bots.randombot", "--game", goofspiel, "--db", "sqlite:///m.db", cwd=folder
+    )
+    assert refused.returncode == 2
+    assert f"error: --game {goofspiel!r}: a match is between two bots; goofspiel has 3 seats" in refused.stderr
