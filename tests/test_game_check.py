@@ -18,6 +18,7 @@ from arena.games.loading import load_game
 from tests.fixtures.harnesskit import arena_here
 
 GAMES_DIR = Path(__file__).resolve().parent / "fixtures" / "games"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "games"
 #: few random games and a short time for the timed figures: the checks stay fast
 QUICK = {"seeds": 3, "time_budget": 0.01}
 UNSEEDED = (
@@ -46,6 +47,15 @@ def test_arenas_games_pass_every_check(name):
     report = check_game(get_game(name), **QUICK)
     assert failures(report) == []
     assert [check.name for check in report.checks] == list(CHECKS)
+
+
+@pytest.mark.parametrize("name", ["connect4", "goofspiel", "liars_dice"])
+def test_the_example_games_pass_every_check_at_their_fewest_and_most_seats(name):
+    game = load_game({"module": str(EXAMPLES / f"{name}.py")})
+    report = check_game(game, **QUICK)
+    assert failures(report) == []
+    low, high = type(game).PLAYERS
+    assert {check.players for check in report.checks} == {low, game.players, min(high, 6)}  # and its default
 
 
 def test_tictactoe_figures_count_its_records():
