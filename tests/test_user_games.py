@@ -154,3 +154,14 @@ def test_arena_play_and_arena_match_take_a_game_by_its_file(folder):
     )
     assert refused.returncode == 2
     assert f"error: --game {goofspiel!r}: a match is between two bots; goofspiel has 3 seats" in refused.stderr
+
+
+def test_a_dataset_of_a_game_of_your_own_is_refused_saying_which_games_have_an_encoding():
+    from arena.learning.features import NoEncoding, encoding_for
+
+    with pytest.raises(NoEncoding) as error:
+        encoding_for(load_game({"module": str(CONNECT4)}))
+    assert str(error.value) == (
+        "no encoding for game 'connect4': datasets and learning bots encode arena's four games "
+        "(tictactoe, uttt, xtreme, othello) only"
+    )

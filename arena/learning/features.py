@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.games import Game, State
 from arena.games.tictactoe import FULL, WINS
 from arena.games.xtreme_board import BOARD_OF, CELL_OF
@@ -210,6 +211,10 @@ def _planes(cells: int, moves: int, threats: bool = True) -> tuple[tuple[str, in
     return planes + ((("wins_mine", cells), ("wins_theirs", cells)) if threats else ())
 
 
+class NoEncoding(ArenaError, ValueError):
+    """A game the learning features have no encoding for."""
+
+
 def encoding_for(game: Game) -> Encoding:
     """The encoding of ``game``'s positions (othello's depends on its board size)."""
     name = game.name
@@ -226,7 +231,10 @@ def encoding_for(game: Game) -> Encoding:
         squares = size * size
         layout = _planes(squares, squares + 1, threats=False)
         return Encoding(f"othello{size}", squares + 1, layout, _othello_rows(squares), game)
-    raise ValueError(f"no encoding for game {name!r}")
+    raise NoEncoding(
+        f"no encoding for game {name!r}: datasets and learning bots encode arena's four games "
+        "(tictactoe, uttt, xtreme, othello) only"
+    )
 
 
 def dihedral(n: int) -> np.ndarray:
