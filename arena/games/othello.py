@@ -497,3 +497,35 @@ class OthelloState(State):
         """``cells``: ``size * size`` characters row by row from a1 (index ``row * size + col``),
         ``b`` black, ``w`` white, ``.`` empty; ``black`` and ``white``: the disc counts."""
         return {"cells": self.cells(), "black": self.count(0), "white": self.count(1)}
+
+    def board(self) -> dict[str, Any]:
+        """One ``size`` x ``size`` board (``State.board``), cell ``row * size + col`` (the square's
+        int): the discs ``b`` and ``w``, the last placement, the legal placements highlighted
+        with their moves. Notes: the disc counts; a pass the player to move must play; under
+        ``wof``, the final points."""
+        game = self.game
+        n = game.size
+        black, white = self.black, self.white
+        legal = self._legal_bits()
+        pass_bit = game.geometry.pass_bit
+        placements = legal & ~pass_bit
+        last = self.last_move
+        notes = [f"black {black.bit_count()}, white {white.bit_count()}"]
+        if legal == pass_bit:
+            notes.append(f"{game.SEATS[self.to_move]} has no placement and must pass")
+        outcome = self.outcome
+        if outcome is not None and outcome.points is not None:
+            notes.append(f"with the empty squares: black {outcome.points[0]}, white {outcome.points[1]}")
+        return {
+            "boards": [
+                {
+                    "rows": n,
+                    "cols": n,
+                    "cells": ["b" if black >> i & 1 else "w" if white >> i & 1 else "" for i in range(n * n)],
+                    "highlight": _squares(placements),
+                    "last": [] if last is None or last == game.geometry.pass_move else [last],
+                    "moves": [game.format_move(i) if placements >> i & 1 else None for i in range(n * n)],
+                }
+            ],
+            "notes": notes,
+        }

@@ -19,6 +19,16 @@ WINS = tuple(any(mask & line == line for line in LINES) for mask in range(512))
 CELLS = tuple(tuple(i for i in range(9) if mask >> i & 1) for mask in range(512))
 
 
+def line_cells(mask: int) -> list[int]:
+    """The cells of every line the 9-bit ``mask`` holds (a winning move may make two), increasing;
+    empty if it holds none."""
+    cells = 0
+    for line in LINES:
+        if mask & line == line:
+            cells |= line
+    return list(CELLS[cells])
+
+
 def _result(x: int, o: int) -> int:
     """-1 while the game goes on, else the winning seat, or 2 for a draw."""
     if WINS[x]:
@@ -146,3 +156,21 @@ class TicTacToeState(ResultState):
 
     def board_data(self) -> dict[str, Any]:
         return {"cells": self.cells()}
+
+    def board(self) -> dict[str, Any]:
+        """One 3x3 board (``State.board``): the marks ``x`` and ``o``, the last move's cell, the
+        winning line highlighted, and each empty cell's move while the game goes on."""
+        x, o = self.x, self.o
+        playable = FULL & ~(x | o) if self._result == ONGOING else 0
+        return {
+            "boards": [
+                {
+                    "rows": 3,
+                    "cols": 3,
+                    "cells": ["x" if x >> i & 1 else "o" if o >> i & 1 else "" for i in range(9)],
+                    "highlight": line_cells(x if self._result == 0 else o if self._result == 1 else 0),
+                    "last": [] if self.last_move is None else [self.last_move],
+                    "moves": [str(i) if playable >> i & 1 else None for i in range(9)],
+                }
+            ]
+        }

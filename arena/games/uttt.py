@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from arena.games.base import DRAWN, ONGOING, WIN, Game, IllegalMoveError, Move, Outcome, ResultState
-from arena.games.tictactoe import CELLS, FULL, WINS
+from arena.games.tictactoe import CELLS, FULL, WINS, line_cells
 
 _SEAT_LETTERS = "xo"
 
@@ -22,6 +22,14 @@ _SEAT_LETTERS = "xo"
 MOVES = tuple(tuple(tuple(b * 9 + c for c in CELLS[mask]) for mask in range(512)) for b in range(9))
 #: OPEN_BOARDS[closed]: the small boards not in the 9-bit ``closed`` mask, increasing
 OPEN_BOARDS = tuple(CELLS[FULL & ~closed] for closed in range(512))
+
+#: GRID_MOVE[i]: the move at cell ``i = row * 9 + col`` of the 9x9 grid (``board()``'s cell
+#: index), ``B * 9 + C``; GRID_OF[move]: the grid cell of a move
+GRID_MOVE = tuple((i // 27 * 3 + i % 9 // 3) * 9 + i // 9 % 3 * 3 + i % 3 for i in range(81))
+GRID_OF = tuple(GRID_MOVE.index(move) for move in range(81))
+#: GRID_TEXT[i]: the text of the move at grid cell ``i``; BOARD_GRID[b]: small board b's grid cells
+GRID_TEXT = tuple(f"{move // 9} {move % 9}" for move in GRID_MOVE)
+BOARD_GRID = tuple(tuple(sorted(GRID_OF[b * 9 + c] for c in range(9))) for b in range(9))
 
 _MOVE_TEXT = re.compile(r"\s*([0-8])\s*(?:,|\s)\s*([0-8])\s*")
 
@@ -223,6 +231,50 @@ class UltimateTicTacToeState(ResultState):
         """``cells``: 81 characters ``x``/``o``/``.``, index ``B * 9 + C`` (small board B,
         cell C, each row by row); ``small``: ``small_status()``; ``forced``: ``forced_board``."""
         return {"cells": self.cells(), "small": self.small_status(), "forced": self.forced_board}
+
+    def board(self) -> dict[str, Any]:
+        """Two boards (``State.board``). The 9x9 grid, cell ``row * 9 + col`` (small board
+        ``B = row // 3 * 3 + col // 3``, cell ``C = row % 3 * 3 + col % 3``, the move ``B C``): the
+        marks ``x`` and ``o``, the small boards the next move may go in highlighted, the last
+        move, each legal cell's move. Then the small boards, 3x3, labelled ``small boards``:
+        ``x``/``o`` won, ``d`` full without a line; the ones the next move may go in
+        highlighted, once the game is over the winning line; the last move's marked. Notes:
+        the small boards each seat has won."""
+        cells = self.cells()
+        if self._result == ONGOING:
+            forced = self.forced_board
+            allowed = OPEN_BOARDS[self._closed] if forced is None else (forced,)
+            small_highlight = list(allowed)
+        else:
+            allowed = ()
+            small_highlight = line_cells(self._won[self._result]) if self._result in (0, 1) else []
+        legal = set(self.legal_moves())
+        status = self.small_status()
+        last = self.last_move
+        won_x, won_o = (won.bit_count() for won in self._won)
+        drawn = status.count("d")
+        notes = [f"small boards won: x {won_x}, o {won_o}" + (f"; {drawn} full without a line" if drawn else "")]
+        return {
+            "boards": [
+                {
+                    "rows": 9,
+                    "cols": 9,
+                    "cells": ["" if (mark := cells[move]) == "." else mark for move in GRID_MOVE],
+                    "highlight": sorted(i for board in allowed for i in BOARD_GRID[board]),
+                    "last": [] if last is None else [GRID_OF[last]],
+                    "moves": [GRID_TEXT[i] if move in legal else None for i, move in enumerate(GRID_MOVE)],
+                },
+                {
+                    "rows": 3,
+                    "cols": 3,
+                    "cells": ["" if mark == "-" else mark for mark in status],
+                    "label": "small boards",
+                    "highlight": small_highlight,
+                    "last": [] if last is None else [last // 9],
+                },
+            ],
+            "notes": notes,
+        }
 
     def random_playout(self, rng: random.Random) -> Outcome:
         if self._result != ONGOING:

@@ -20,12 +20,13 @@ import re
 from typing import Any
 
 from arena.games.base import DRAWN, ONGOING, Game, IllegalMoveError, Move, Outcome, ResultState
-from arena.games.tictactoe import FULL, WINS
+from arena.games.tictactoe import FULL, WINS, line_cells
 from arena.games.xtreme_board import (
     ALL_BOARDS,
     BOARD_MOVES,
     BOARD_OF,
     CELL_OF,
+    MOVE_AT,
     WIN_OUTCOMES,
     board_name,
     draw_points,
@@ -36,6 +37,11 @@ _ROW_TEXT = tuple(
     tuple("".join("x" if x >> i & 1 else "o" if o >> i & 1 else "." for i in range(3)) for o in range(8))
     for x in range(8)
 )
+
+#: _MOVE_TEXT[move]: each move's text, ``k row col``
+_MOVE_TEXT = tuple(f"{move // 81} {move % 81 // 9} {move % 9}" for move in range(162))
+#: _BOARD_GRID[board]: the cells ``row * 9 + col`` of small board ``k * 9 + b`` on big board k's grid
+_BOARD_GRID = tuple(tuple(sorted(move % 81 for move in MOVE_AT[board])) for board in range(18))
 
 
 def course_points(state: XtremeState) -> tuple[int, int]:
@@ -321,3 +327,56 @@ class XtremeState(ResultState):
             "allowed": self.allowed_boards(),
             "bonus": self.bonus,
         }
+
+    def board(self) -> dict[str, Any]:
+        """Four boards (``State.board``). Big boards 0 and 1, each 9x9 and labelled, cell
+        ``row * 9 + col`` (the move ``k row col``): the marks ``x`` and ``o``, the small boards the
+        next move may go in highlighted, the last move, each legal cell's move. Then each big
+        board's small boards, 3x3, labelled ``small boards k``: ``x``/``o`` won, ``d`` full
+        without a line; the ones the next move may go in highlighted, once the game is won the
+        winning line; the last move's marked. Notes: the course points so far (at the end, the
+        game's), and a bonus move to make."""
+        allowed = self._allowed()
+        legal = set(self.legal_moves())
+        status = self.small_status()
+        last = self.last_move
+        winner = self._result if self._result in (0, 1) else None
+        grids = []
+        smalls = []
+        for k in (0, 1):
+            first = k * 81
+            grids.append(
+                {
+                    "rows": 9,
+                    "cols": 9,
+                    "cells": ["" if mark == "." else mark for mark in self.cells(k)],
+                    "label": f"big board {k}",
+                    "highlight": sorted(i for b in range(k * 9, k * 9 + 9) if allowed >> b & 1 for i in _BOARD_GRID[b]),
+                    "last": [last - first] if last is not None and last // 81 == k else [],
+                    "moves": [_MOVE_TEXT[move] if move in legal else None for move in range(first, first + 81)],
+                }
+            )
+            if winner is None:
+                small_highlight = [b for b in range(9) if allowed >> (k * 9 + b) & 1]
+            else:
+                small_highlight = line_cells(self.won[winner] >> k * 9 & FULL)
+            smalls.append(
+                {
+                    "rows": 3,
+                    "cols": 3,
+                    "cells": ["" if mark == "-" else mark for mark in status[k * 9 : k * 9 + 9]],
+                    "label": f"small boards {k}",
+                    "highlight": small_highlight,
+                    "last": [BOARD_OF[last] % 9] if last is not None and last // 81 == k else [],
+                }
+            )
+        outcome = self.outcome
+        if outcome is None:
+            so_far = course_points(self)
+            notes = [f"course points so far: x {so_far[0]}, o {so_far[1]}"]
+            if self.bonus:
+                notes.append(f"{'xo'[self.to_move]} plays a bonus move")
+        else:
+            points = outcome.points or (0, 0)
+            notes = [f"course points: x {points[0]}, o {points[1]}"]
+        return {"boards": grids + smalls, "notes": notes}
