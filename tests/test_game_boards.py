@@ -14,8 +14,93 @@ from arena.games import Game, get_game
 from arena.games.base import State
 from arena.games.othello import OthelloState
 from arena.results.pages import checked_boards
-from tests.test_uttt import BOARD_7_DRAWN, X_WINS_BOARD_0, X_WINS_TOP_ROW
-from tests.test_xtreme import BOTH_CORNERS, X_WINS_ON_BIG_BOARD_1
+
+# records of tests/test_uttt.py and tests/test_xtreme.py (a test module imports none of another's)
+BOARD_7_DRAWN = [
+    "7 1",
+    "1 0",
+    "0 7",
+    "7 2",
+    "2 1",
+    "1 4",
+    "4 4",
+    "4 0",
+    "0 6",
+    "6 1",
+    "1 7",
+    "7 3",
+    "3 0",
+    "0 3",
+    "3 2",
+    "2 4",
+    "4 5",
+    "5 8",
+    "8 7",
+    "7 0",
+    "0 2",
+    "2 7",
+    "7 6",
+    "6 7",
+    "7 4",
+    "4 7",
+    "7 8",
+    "8 3",
+    "3 7",
+    "7 7",
+    "7 5",
+    "5 7",
+]
+X_WINS_BOARD_0 = ["4 4", "4 0", "0 0", "0 4", "4 1", "1 0", "0 1", "1 4", "4 2", "2 0", "0 2", "2 3", "3 0"]
+X_WINS_TOP_ROW = [
+    "3 7",
+    "7 1",
+    "1 4",
+    "4 1",
+    "1 6",
+    "6 0",
+    "0 0",
+    "0 1",
+    "1 3",
+    "3 2",
+    "2 4",
+    "4 2",
+    "2 7",
+    "7 0",
+    "0 8",
+    "8 0",
+    "0 4",
+    "4 4",
+    "4 3",
+    "3 4",
+    "4 0",
+    "7 2",
+    "2 1",
+    "1 1",
+    "1 0",
+]
+BOTH_CORNERS = ["0 0 0", "1 0 0", "0 1 1", "1 3 3", "0 2 2", "0 6 6", "1 0 1", "0 0 3", "1 0 2", "1 0 6"]
+X_WINS_ON_BIG_BOARD_1 = [
+    "1 5 4",
+    "1 7 5",
+    "1 4 8",
+    "0 4 7",
+    "1 5 3",
+    "0 7 0",
+    "1 3 2",
+    "0 1 6",
+    "1 5 0",
+    "0 7 2",
+    "1 4 6",
+    "0 3 0",
+    "1 2 2",
+    "0 7 6",
+    "1 4 1",
+    "1 5 5",
+    "1 8 6",
+    "0 8 2",
+    "0 7 8",
+    "1 4 7",
+]
 
 TICTACTOE = get_game("tictactoe")
 UTTT = get_game("uttt")

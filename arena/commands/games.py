@@ -40,7 +40,9 @@ def list_games(
     db: Db = DEFAULT_DB,
     as_json: Json = False,
 ) -> None:
-    """List stored games, newest first; 'arena games show ID' shows one in full."""
+    """List stored games, newest first; 'arena games show ID' shows one in full. A game of more
+    than two seats lists every seat's team, and its result as each seat's finishing place
+    (1-3-2: the first seat's team came first, the second's third, the third's second)."""
     from arena.games import RESULTS
     from arena.results.listings import game_rows
     from arena.results.lookup import check_any_tournament
@@ -65,31 +67,36 @@ def list_games(
             soft_wrap=True,
         )
 
+    # a game of more than two seats lists its teams in one column, in seat order
+    many = any("teams" in r for r in rows)
+
     def row_cells(r: dict[str, Any]) -> tuple[object, ...]:
-        result = RESULTS[r["winner"]] if r["status"] == "finished" else r["status"]
+        teams = r.get("teams") or [r["first"], r["second"]]
+        if r["status"] != "finished":
+            result = r["status"]
+        elif "teams" in r:
+            result = r["result"] or "none"
+        else:
+            result = RESULTS.get(r["winner"], "?")
         ending = r["termination"] or ""
-        if r["offender"] is not None:
-            ending += f" ({[r['first'], r['second']][r['offender']]})"
+        if r["offender"] is not None and 0 <= r["offender"] < len(teams):
+            ending += f" ({teams[r['offender']]})"
         if r["replays"]:
             ending += f"{', ' if ending else ''}replayed {r['replays']}x (machine too busy)"
-        return (
-            r["id"],
-            r["tournament"],
-            r["stage_name"],
-            r["pool_name"],
-            r["first"],
-            r["second"],
-            result,
-            ending,
-            r["plies"] or "",
-        )
+        seated = (TEAMS_SEPARATOR.join(teams),) if many else (r["first"], r["second"])
+        return (r["id"], r["tournament"], r["stage_name"], r["pool_name"], *seated, result, ending, r["plies"] or "")
 
+    seat_columns = ("teams",) if many else ("first", "second")
     print_listing(
         rows,
         as_json,
-        ("id", "tournament", "stage", "pool", "first", "second", "result", "ending", "plies"),
+        ("id", "tournament", "stage", "pool", *seat_columns, "result", "ending", "plies"),
         row_cells,
     )
+
+
+#: between the teams of a game of more than two seats, in the listing's ``teams`` column
+TEAMS_SEPARATOR = " · "
 
 
 def _given(ctx: typer.Context, name: str) -> bool:
@@ -109,6 +116,7 @@ def show_game(
     """A stored game in full: tournament, stage, pool and round, seats and bots, result, how it
     ended and why, each bot's error output, and its moves' times."""
     from arena.results.listings import game_record
+    from arena.results.replay import joined
 
     parent = ctx.parent
     if parent is not None:  # 'arena games --db X show ID' means the same as 'arena games show ID --db X'
@@ -122,7 +130,8 @@ def show_game(
         for line in game_lines(record):
             out().print(line, markup=False, highlight=False, soft_wrap=True)
     if record.get("game_problem"):  # the record is shown; its game, which names the seats, is not there
-        raise ArenaError(f"{record['game_problem']}; its seats are called p1 and p2 here")
+        sides = [s["side"] for s in record["seats"]] or ["p1", "p2"]
+        raise ArenaError(f"{record['game_problem']}; its seats are called {joined(sides)} here")
 
 
 def _when(moment: float | None) -> str:
@@ -136,7 +145,7 @@ def _seconds(ms: float) -> str:
 def game_lines(record: dict[str, Any]) -> list[str]:
     """A game's record (``listings.game_record``) as the lines ``arena games show`` prints,
     every text from a file, a bot or the database escaped."""
-    from arena.results.replay import result_sentence
+    from arena.results.replay import ordinal, result_sentence
 
     seats, status = record["seats"], record["status"]
     game = record["game"]
@@ -147,7 +156,7 @@ def game_lines(record: dict[str, Any]) -> list[str]:
         f"seed {record['seed']}",
     ]
     for s in seats:
-        order = "first" if s["seat"] == 0 else "second"
+        order = ordinal(s["seat"] + 1)
         lines.append(f"  {s['side']} ({order}): {s['team']} (bot {s['bot']} v{s['version']}, {s['kind']})")
     started, finished = record["started_at"], record["finished_at"]
     if status == "finished" and started and finished:  # (a record that never started has 0)

@@ -12,7 +12,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.commands.common import DEFAULT_DB, Db, Json, out, print_json, sessions
-from arena.commands.results import TournamentName, number_text, print_title, standings_command, tournament_header
+from arena.commands.results import (
+    TournamentName,
+    number_text,
+    print_title,
+    seats_note,
+    standings_command,
+    tournament_header,
+)
 from arena.core.text import printable
 from arena.errors import ArenaError
 
@@ -295,10 +302,11 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
         )
         return
     print_title(found, note, f"leaderboard by {system.label}")
-    course = found.has_course_points and found.config.scoring != "course2019"
+    course = found.shows_game_points  # the points the game itself reports: xtreme's course points, or its returns
+    game_points = course and found.points_kind == "game"
     bots = _bot_column(found.leaderboard)
     columns = ["#", "team", *(["bot"] if bots else []), "μ−3σ", "μ", "σ", "Elo ± 95 %", "games", "W-D-L", "points"]
-    columns += ["course pts"] if course else []
+    columns += [f"{found.points_kind} pts"] if course else []
     table = Table(*columns, "forfeits", "mean ms", "max ms")
     for column in table.columns:
         if column.header not in ("team", "bot", "forfeits"):
@@ -324,7 +332,9 @@ def _print_leaderboard(found: Results, header: dict[str, Any], note: str | None,
     )
     out().print(
         f"[dim]{system.title}: {settings}; Elo: fitted to the {found.elo.games} finished games (see --rating elo); "
-        f"points: {found.config.scoring} scoring[/]",
+        f"points: {escape(printable(found.config.scoring))} scoring{escape(seats_note(found))}"
+        + ("; game pts: the points the game itself gave the team (its returns), summed" if game_points else "")
+        + "[/]",
         highlight=False,
     )
     out().print(
@@ -390,9 +400,16 @@ def _print_elo(
             _percent(line.los_next),
         )
     out().print(grid)
+    seats = found.seat_count
+    tables = (
+        f", each game of {seats} seats as games of two between every two of its seats (games and W-D-L count "
+        "those: ahead, level or behind)"
+        if seats > 2
+        else ""
+    )
     out().print(
         f"[dim]Elo: Bradley-Terry maximum-likelihood fit to {table.games} finished games (a draw is half a win "
-        "and half a loss, a forfeit a loss), 0 the field's mean, each team credited one virtual draw against "
-        "it; LOS next: the likelihood that a team is stronger than the one ranked below it.[/]",
+        f"and half a loss, a forfeit a loss){tables}, 0 the field's mean, each team credited one virtual draw "
+        "against it; LOS next: the likelihood that a team is stronger than the one ranked below it.[/]",
         highlight=False,
     )

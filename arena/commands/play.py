@@ -47,7 +47,10 @@ def play(
 
     chosen = load_game({"module": str(Path(game).resolve())}) if is_path(game) else get_game(game)
     if chosen.players != 2:
-        raise ArenaError(f"{game!r}: 'arena play' seats you and one bot; {chosen.name} has {chosen.players} seats")
+        raise ArenaError(
+            f"{game!r}: 'arena play' seats you and one bot; {chosen.name} has {chosen.players} seats: play it "
+            "in the browser ('arena serve', then /play: the game of a tournament of it, a bot in every other seat)"
+        )
     try:
         human_seat = chosen.seat_of(seat)
     except ValueError as error:

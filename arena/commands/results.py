@@ -64,8 +64,9 @@ def tournaments(db: Db = DEFAULT_DB, as_json: Json = False) -> None:
 
 
 def number_text(value: float) -> str:
-    """Points as a table shows them: whole numbers without a decimal point."""
-    return f"{value:g}" if value == int(value) else f"{value:.1f}"
+    """Points as a table shows them: whole numbers without a decimal point, others to two
+    decimals at most (``2.5``; a game of many seats gives quarters and thirds: ``5.25``, ``0.33``)."""
+    return f"{value:g}" if value == int(value) else f"{value:.2f}".rstrip("0")
 
 
 def print_title(found: Results, note: str | None, what: str) -> None:
@@ -79,6 +80,18 @@ def print_title(found: Results, note: str | None, what: str) -> None:
     )
     if note:
         out().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
+
+
+def seats_note(found: Results) -> str:
+    """What the points and W-D-L of a tournament of a game of more than two seats mean, to follow
+    the name of its scoring (empty for a game of two seats)."""
+    seats = found.seat_count
+    if seats <= 2:
+        return ""
+    return (
+        f" (a game of {seats} seats: the share of the other seats a team finished ahead of, a tie counting half; "
+        "W: first alone, D: first with others, L: behind)"
+    )
 
 
 def tournament_header(found: Results) -> dict[str, Any]:
@@ -182,7 +195,7 @@ def standings(
     out().print(
         "[dim]placed by the furthest stage reached, then the rank in its pool there, then (across pools) points, "
         f"wins, μ−3σ, name; points ({escape(printable(found.config.scoring))} scoring), W-D-L and forfeits are "
-        "those of that stage[/]",
+        f"those of that stage{escape(seats_note(found))}[/]",
         highlight=False,
     )
     for note in found.cut_notes():

@@ -363,7 +363,7 @@ class TournamentDef(Strict):
                 found.append((f"{where}.pools", f"{name} has {stage.pools} pools for {count} teams"))
                 return found
             size = count // stage.pools
-            problem = _format_problem(stage, number, count, size, teams) or _seats_problem(stage, size, seats)
+            problem = _format_problem(stage, number, count, size, teams) or _seats_problem(stage, number, size, seats)
             if problem is not None:
                 found.append((f"{where}.{problem[0]}" if problem[0] else where, f"{name}: {problem[1]}"))
                 return found
@@ -443,21 +443,27 @@ def _format_problem(
     return None
 
 
-def _seats_problem(stage: StageDef, size: int, seats: int) -> tuple[str, str] | None:
-    """(setting, what is wrong) with a stage of pools of at least ``size`` teams for a game of
-    ``seats`` seats; ``None`` if nothing is. A game of more than two seats is played in round
-    robins of tables (every ``seats`` teams of a pool at one table, ``games_per_pair`` games a
-    table, seats rotated); the other formats pair two teams."""
+def _seats_problem(stage: StageDef, number: int, size: int, seats: int) -> tuple[str, str] | None:
+    """(setting, what is wrong) with stage ``number`` of pools of at least ``size`` teams for a
+    game of ``seats`` seats; ``None`` if nothing is. A game of more than two seats is played in
+    round robins of tables (every ``seats`` teams of a pool at one table, ``games_per_pair``
+    games a table, seats rotated); the other formats pair two teams."""
     if seats <= 2:
         return None
     if stage.format != "round_robin":
+        article = "an" if stage.format[0] in "aeiou" else "a"
         return "format", (
             f"a game of {seats} seats is played in round robins of tables of {seats}; "
-            f"a {stage.format} pairs two teams (use format: round_robin)"
+            f"{article} {stage.format} pairs two teams (use format: round_robin)"
         )
-    if size < seats:
-        return "pools", f"a table of this game seats {seats} teams; its pools have {size}: make fewer pools"
-    return None
+    if size >= seats:
+        return None
+    table = f"a table of this game seats {seats} teams"
+    if stage.pools > 1:
+        return "pools", f"{table}; its pools have {size}: make fewer pools"
+    if number:  # one pool, of the teams the stage before sends: fewer pools cannot help
+        return "", f"{table}; {size} teams advance to it: advance more from the stage before"
+    return "", f"{table}; the tournament has {size} teams: add teams"
 
 
 def _location(error: ErrorDetails) -> str:

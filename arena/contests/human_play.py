@@ -10,7 +10,7 @@ import hashlib
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -256,9 +256,25 @@ def _one(session: Session, model: type[Row], **where: object) -> Row | None:
     return session.scalars(select(model).filter_by(**where)).first()
 
 
-def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int:
-    """A pending game row for a person against ``bot``, in the play tournament of that game
-    and bot (created on first use); its id."""
+def bot_teams(bot: str, seats: int, person: int) -> list[str]:
+    """Who sits in each of ``seats`` seats when a person takes seat ``person`` against ``bot``
+    in every other: ``human`` there, the bot's name in the first other seat, then ``BOT #2``...
+    (a team of its own each, so that every seat's results are its own)."""
+    teams, number = [], 0
+    for seat in range(seats):
+        if seat == person:
+            teams.append("human")
+            continue
+        number += 1
+        teams.append(bot if number == 1 else f"{bot} #{number}")
+    return teams
+
+
+def prepare_game(session: Session, game: Game, bot: Bot, teams: Sequence[str]) -> int:
+    """A pending game row for a person against ``bot``: ``teams`` names the team of each seat,
+    ``human`` the person's and the others ``bot``'s (its name, or more names where it plays
+    several seats), each a team of the play tournament of that game and bot (created on first
+    use); its id."""
     human = _one(session, Bot, name="human", kind="human")
     if human is None:
         human = Bot(name="human", kind="human", target="terminal", description="a person at the terminal")
@@ -276,19 +292,18 @@ def prepare_game(session: Session, game: Game, bot: Bot, human_seat: int) -> int
             name,
             game.spec(),
             {"name": name, "game": game.spec(), "scoring": "standard", "stages": [{"name": "play"}]},
-            f"# games played with 'arena play {game.name} --bot {bot.name}'\n",
+            f"# games played by a person: {game.name} against {bot.name}\n",
             PLAY_HASH,
             status="running",
         )
     session.flush()
-    entries: dict[str, int] = {}
-    for team, player in (("human", human), (bot.name, bot)):
+    seats = []
+    for team in teams:
         entry = _one(session, Entry, tournament_id=tournament.id, team=team)
         if entry is None:
-            entry = add_entry(session, tournament.id, team, player.id)
-        entries[team] = entry.id
+            entry = add_entry(session, tournament.id, team, (human if team == "human" else bot).id)
+        seats.append(entry.id)
     played = count(session, GameRow, GameRow.tournament_id == tournament.id)
-    seats = (entries["human"], entries[bot.name]) if human_seat == 0 else (entries[bot.name], entries["human"])
     seed = derive_seed("play", time.time_ns())
     return add_game(session, tournament.id, PlannedGame(0, 0, played, played, tuple(seats), seed))
 
@@ -340,7 +355,7 @@ def play_against(
     (``prepare_game``)."""
     with sessions.begin() as session:
         if game_id is None:
-            game_id = prepare_game(session, game, bot, human_seat)
+            game_id = prepare_game(session, game, bot, bot_teams(bot.name, 2, human_seat))
         seed = get_row(session, GameRow, game_id).seed
     with GameWorker() as worker:
         hint = bot_hint(worker, spec, game, human_seat, control)
@@ -349,7 +364,9 @@ def play_against(
         players = (human, opponent) if human_seat == 0 else (opponent, human)
         seeds = (derive_seed(seed, 0), derive_seed(seed, 1))
         try:
-            record = play_game(game, players, seeds, control, game_id, Timing(human, watch))
+            record = play_game(
+                game, players, seeds, control, game_id, Timing(human, watch), derive_seed(seed, "chance")
+            )
         finally:
             opponent.close()
     record.clock = control.clock  # stored with the game, as a tournament's games are

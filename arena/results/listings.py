@@ -46,7 +46,10 @@ def game_rows(
     session: Session, tournament: str | None = None, bot: str | None = None, limit: int | None = 50
 ) -> tuple[list[dict[str, Any]], int]:
     """The games (of ``tournament``, of the team or bot ``bot``), newest first, at most ``limit``
-    (``None``: all); and how many there are in all."""
+    (``None``: all); and how many there are in all. A game of more than two seats also has
+    ``teams``, every seat's, and ``result``, each seat's finishing place (``1-3-2``)."""
+    from arena.results.replay import result_text
+
     query = select(GameRow, Tournament).join(Tournament, GameRow.tournament_id == Tournament.id)
     if tournament is not None:
         if session.scalar(select(Tournament.id).where(Tournament.name == tournament)) is None:
@@ -97,8 +100,9 @@ def game_rows(
             "plies": g.plies,
             "replays": g.replays,
         }
-        if len(seated) > 2:
+        if len(seated) > 2:  # (a game of two seats keeps its rows as they were: scripts read them)
             row["teams"] = seated
+            row["result"] = result_text(len(seated), g.winner, points.get(g.id)) if g.status == "finished" else None
         rows.append(row)
     return rows, total
 
@@ -137,13 +141,15 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
     result, how the game ended, who broke a rule and how; and each time it was voided. A game
     with chance has ``chance_moves``, its chance outcomes (no seat's: no seat's times count
     them); a user's game that cannot be loaded any more (its module gone or changed) names its
-    seats ``p1`` and ``p2`` and says why in ``game_problem``."""
-    from arena.games import CHANCE, RESULTS
-    from arena.results.replay import spec_seat_names
+    seats ``p1``, ``p2``... and says why in ``game_problem``. The result is ``1-0``, ``0-1`` or
+    ``½-½`` with two seats, each seat's finishing place (``1-3-2``) with more."""
+    from arena.games import CHANCE
+    from arena.results.replay import result_text, spec_seat_names
 
     g = find_game(session, game_id)
     t = session.get_one(Tournament, g.tournament_id)
-    sides, problem = spec_seat_names(t.game)
+    seated = game_seats(session, GameRow.id == g.id).get(g.id, [])
+    sides, problem = spec_seat_names(t.game, len(seated))
     times = {
         seat: (moves, wall, longest, cpu, timed, wait)
         for seat, moves, wall, longest, cpu, timed, wait in session.execute(
@@ -166,7 +172,6 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
     ):
         cut.setdefault(seat, []).append(ply)
     seats = []
-    seated = game_seats(session, GameRow.id == g.id).get(g.id, [])
     for seat, stderr in ((row.seat, row.stderr) for row in seated):
         entry = session.get_one(Entry, seated[seat].entry_id)
         bot = session.get_one(Bot, entry.bot_id)
@@ -174,7 +179,7 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
         seats.append(
             {
                 "seat": seat,
-                "side": sides[seat],
+                "side": sides[seat] if seat < len(sides) else f"p{seat + 1}",
                 "team": entry.team,
                 "bot": bot.name,
                 "version": bot.version,
@@ -191,6 +196,7 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
             }
         )
     voids = session.scalars(select(GameVoid).where(GameVoid.game_id == g.id).order_by(GameVoid.attempt, GameVoid.id))
+    points = _points_of(session, [g.id]).get(g.id)
     record = {
         "id": g.id,
         "tournament": t.name,
@@ -202,9 +208,9 @@ def game_record(session: Session, game_id: int) -> dict[str, Any]:
         "round": g.round,
         "seed": g.seed,
         "status": g.status,
-        "result": RESULTS[g.winner] if g.status == "finished" and g.winner in RESULTS else None,
+        "result": result_text(len(seated), g.winner, points) if g.status == "finished" else None,
         "winner": g.winner,
-        "points": _points_of(session, [g.id]).get(g.id),
+        "points": points,
         "termination": g.termination,
         "offender": g.offender,
         "detail": g.detail,

@@ -106,18 +106,24 @@ def tournament_config(tournament: Tournament) -> TournamentDef:
 def _stored_game_def(data: dict[str, Any]) -> GameDef:
     """The stored tournament file's game; where it no longer loads (a user's game whose module
     is gone), taken as written: its name and parameters are all the results need of it (what
-    needs the game itself, a replay, says why it cannot be loaded)."""
+    needs the game itself, a replay, says why it cannot be loaded), and its seats are those of
+    its ``players`` parameter where it has one (the games a stage plans follow from them)."""
     try:
         return GameDef.model_validate(data)
     except ValidationError:
         if not (isinstance(data, dict) and isinstance(data.get("name"), str) and data.get("module")):
             raise
-        return GameDef.model_construct(
+        params = dict(data.get("params") or {})
+        written = GameDef.model_construct(
             name=data["name"],
             module=str(data["module"]),
             class_=data.get("class") or data.get("class_"),
-            params=dict(data.get("params") or {}),
+            params=params,
         )
+        players = params.get("players")
+        if type(players) is int and players >= 2:
+            written._players = players
+        return written
 
 
 def stage_names(tournament: Tournament) -> list[str]:

@@ -37,7 +37,7 @@ from arena.results.figures import (
     when,
 )
 from arena.results.lookup import pool_name
-from arena.results.replay import UNKNOWN_SEATS, result_sentence, seat_names, walk_record
+from arena.results.replay import result_sentence, seat_names, walk_record
 from arena.results.tables import GameSummary, Team
 from arena.results.tournament_results import Results, describe_status, final_los, params_text
 
@@ -203,7 +203,7 @@ def site_context(found: Results, served: bool = False, game: Game | None = None)
         "teams": {team.name: team for team in found.teams},
         "lines": {line.team: line for line in found.leaderboard},
         "stage_names": [s.name for s in config.stages],
-        "names": seat_names(game),
+        "names": seat_names(game, found.seat_count),
         "board_kind": board_kind(game),
         "generated": when(time.time()),
         "problems": {},
@@ -215,7 +215,7 @@ def index_values(found: Results) -> dict[str, Any]:
     """The overview's own values: the Elo chart and the likelihoods of superiority."""
     los_teams, los_matrix, los_total = final_los(found)
     return {
-        "show_course": found.has_course_points and found.config.scoring != "course2019",
+        "show_course": found.shows_game_points,
         "elo_chart": elo_chart(found.elo.lines),
         "los_teams": los_teams,
         "los_matrix": los_matrix,
@@ -246,7 +246,9 @@ def team_values(found: Results, team: Team, times: list[float]) -> dict[str, Any
     span = rating_span(found.ratings, start)
     limit = None if config.time.move is None else config.time.move * 1000
     own = found.games_of(team.name)
-    labels = {g.id: f"game {g.id} vs {g.seats[1 - g.seats.index(team.name)]} ({g.score_of(team.name)})" for g in own}
+    labels = {
+        g.id: f"game {g.id} vs {', '.join(t for t in g.seats if t != team.name)} ({g.score_of(team.name)})" for g in own
+    }
     stage_marks, seen = {}, {0}
     for g in own:  # a mark where each later stage starts for this team
         if g.finished and g.stage not in seen:
@@ -272,7 +274,7 @@ def game_data(game: Game | None, summary: GameSummary, moves: Moves, unavailable
     the moves through the engine (``problem``: where the record stops re-playing). Without the
     ``game`` (it cannot be loaded: ``unavailable`` says why) the moves alone, and no position."""
     shown_moves = [[s, t, 0 if s < 0 else round(w, 2)] for s, t, w in moves]
-    names = seat_names(game)
+    names = seat_names(game, len(summary.seats))
     result = result_sentence(
         names,
         summary.seats,
@@ -287,7 +289,7 @@ def game_data(game: Game | None, summary: GameSummary, moves: Moves, unavailable
             "game": "",
             "board": "generic",
             "seats": list(summary.seats),
-            "names": list(UNKNOWN_SEATS),
+            "names": list(names),
             "moves": shown_moves,
             "steps": [],
             "frames": [{"to_move": 0, "text": "(no position: the game cannot be loaded)"}],

@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from arena.core.records import Termination
 from arena.core.text import printable
 from arena.errors import ArenaError
-from arena.games import CHANCE, SIMULTANEOUS, Game, MoveSyntaxError, State, get_game_from_spec
+from arena.games import CHANCE, RESULTS, SIMULTANEOUS, Game, MoveSyntaxError, State, get_game_from_spec
+from arena.games.base import places
 from arena.results.lookup import find_game, pool_name, stage_name, stage_names
 from arena.store.models import Entry, GameRow, MoveRow, Tournament, game_seats, reported_points
 
@@ -33,8 +34,24 @@ class ReplayError(ArenaError):
     """A stored game whose moves do not re-play to its stored result."""
 
 
-#: what the two seats are called when the game that names them cannot be loaded
-UNKNOWN_SEATS = ("p1", "p2")
+#: a seat's order (from 0) in words, as a place is named too; ``ordinal`` gives the rest
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+def unknown_seats(count: int = 2) -> tuple[str, ...]:
+    """What the ``count`` seats (at least two) of a game that cannot be loaded are called: p1,
+    p2, ..."""
+    return tuple(f"p{seat + 1}" for seat in range(max(count, 2)))
+
+
+def joined(words: Sequence[str]) -> str:
+    """``words`` in a sentence: ``a``, ``a and b``, ``a, b and c``."""
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+
+
+def ordinal(number: int) -> str:
+    """``number`` (from 1) as an ordinal: ``first``, ``second``... ``sixth``, then ``7th``."""
+    return ORDINALS[number - 1] if 1 <= number <= len(ORDINALS) else f"{number}th"
 
 
 def stored_game(spec: Mapping[str, Any]) -> Game:
@@ -54,21 +71,21 @@ def tournament_game(tournament: Tournament) -> tuple[Game | None, str | None]:
         return None, f"the game of tournament {tournament.name!r} cannot be loaded: {error}"
 
 
-def seat_names(game: Game | None) -> tuple[str, ...]:
-    """What the seats of ``game`` are called (x and o, black and white, p1 and p2...);
-    ``UNKNOWN_SEATS`` when the game could not be loaded."""
+def seat_names(game: Game | None, count: int = 2) -> tuple[str, ...]:
+    """What the seats of ``game`` are called (x and o, black and white, p1, p2 and p3...); p1,
+    p2... for its ``count`` seats when the game could not be loaded (``unknown_seats``)."""
     if game is None:
-        return UNKNOWN_SEATS
+        return unknown_seats(count)
     return game.seat_names(game.players)
 
 
-def spec_seat_names(spec: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None]:
+def spec_seat_names(spec: Mapping[str, Any], count: int = 2) -> tuple[tuple[str, ...], str | None]:
     """The seat names of the game of a stored spec, and why the game cannot be loaded (then
-    the names are ``UNKNOWN_SEATS``)."""
+    its ``count`` seats are called p1, p2...: ``unknown_seats``)."""
     try:
         return seat_names(stored_game(spec)), None
     except ArenaError as error:
-        return UNKNOWN_SEATS, str(error)
+        return unknown_seats(count), str(error)
 
 
 def acting_seats(state: State) -> tuple[int, ...]:
@@ -271,6 +288,34 @@ def _points(points: Sequence[float] | None) -> str:
     return "none" if points is None else "-".join(f"{value:g}" for value in points)
 
 
+def result_text(seats: int, winner: int | None, points: Sequence[float] | None) -> str | None:
+    """A finished game's result as a table writes it: ``1-0``, ``0-1`` or ``½-½`` for two seats;
+    for more, each seat's finishing place from its points (the game's returns: ``1-3-2``, equal
+    points sharing a place), ``None`` without them (a game left unfinished)."""
+    if seats <= 2:
+        return RESULTS.get(winner)
+    if points is None or len(points) != seats:
+        return None
+    return "-".join(str(place) for place in places(points))
+
+
+def finishing_order(names: Sequence[str], seats: Sequence[str], points: Sequence[float]) -> str:
+    """Who finished where, from the ``points`` of each seat (equal points share a place):
+    ``c (p1) wins, b (p3) second, a (p2) third``; ``a (p1) and c (p3) share first place, b (p2)
+    third``."""
+    placed: dict[int, list[int]] = {}
+    for seat, place in enumerate(places(points)):
+        placed.setdefault(place, []).append(seat)
+    parts = []
+    for place, members in sorted(placed.items()):
+        who = joined([f"{seats[seat]} ({seat_word(names, seat)})" for seat in members])
+        if len(members) > 1:
+            parts.append(f"{who} share {ordinal(place)} place")
+        else:
+            parts.append(f"{who} {'wins' if place == 1 else ordinal(place)}")
+    return ", ".join(parts)
+
+
 def result_sentence(
     names: Sequence[str],
     seats: Sequence[str],
@@ -280,11 +325,16 @@ def result_sentence(
     points: Sequence[float] | None,
     status: str = "finished",
 ) -> str:
-    """The result in words, e.g. ``alpha (x) wins: beta forfeits by timeout; points 86-0``;
-    ``names``: what the seats are called (``seat_names``), ``seats``: who sat in them."""
+    """The result in words, e.g. ``alpha (x) wins: beta forfeits by timeout; points 86-0``, or,
+    with more than two seats, each seat's place (``finishing_order``) and the points, e.g. ``c
+    (p1) wins, b (p3) second, a (p2) third; points 10-1-4``; ``names``: what the seats are
+    called (``seat_names``), ``seats``: who sat in them."""
     if status != "finished":
         return f"not played yet ({status})"
-    text = "draw" if winner is None else f"{seats[winner]} ({seat_word(names, winner)}) wins"
+    if len(seats) > 2:
+        text = "no result" if points is None or len(points) != len(seats) else finishing_order(names, seats, points)
+    else:
+        text = "draw" if winner is None else f"{seats[winner]} ({seat_word(names, winner)}) wins"
     kind = termination or "normal"
     if kind != "normal" and offender is not None:
         verb = "resigns" if kind == "resignation" else f"forfeits by {kind.replace('_', ' ')}"
@@ -329,14 +379,15 @@ class Replay:
     @property
     def names(self) -> tuple[str, ...]:
         """What the seats are called."""
-        return seat_names(self.game)
+        return seat_names(self.game, len(self.seats))
 
     def heading(self, ply: int) -> str:
         """What happened at position ``ply``: the mover, its move and the time it took (every
         seat's of a simultaneous step; a chance outcome's alone)."""
         names = self.names
         if ply == 0:
-            return f"start; {names[0]} ({self.seats[0]}) against {names[1]} ({self.seats[1]})"
+            sat = [f"{seat_word(names, seat)} ({team})" for seat, team in enumerate(self.seats)]
+            return f"start; {sat[0]} against {joined(sat[1:])}"
         first, end = self.steps[ply - 1] if ply <= len(self.steps) else (ply - 1, ply)
         total = len(self.moves)
         where = f"ply {end}/{total}" if end - first == 1 else f"plies {first + 1}-{end}/{total}"

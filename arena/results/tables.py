@@ -13,6 +13,7 @@ from arena.formats.format_standings import RANKED_BY
 from arena.formats.rounds import Match, round_name
 from arena.formats.stagedef import StageDef
 from arena.formats.standings import Standing, Tally
+from arena.games.base import RESULTS
 from arena.results.lookup import pool_name
 from arena.stats.elo import EloFit
 
@@ -85,6 +86,31 @@ class GameSummary:
     def seats(self) -> tuple[str, ...]:
         """The teams, in seat order."""
         return self.teams
+
+    @property
+    def places(self) -> tuple[int, ...] | None:
+        """Each seat's finishing place in the finished game (1 is first, equal points share a
+        place): with two seats from the winner, with more from the points the game reported
+        (its returns); ``None`` unfinished, or without points where it has more seats."""
+        if not self.finished:
+            return None
+        if len(self.teams) == 2:
+            return (1, 1) if self.winner is None else (1, 2) if self.winner == 0 else (2, 1)
+        points = self.raw_points if self.raw_points is not None else self.points
+        if points is None or len(points) != len(self.teams):
+            return None
+        return tuple(1 + sum(other > value for other in points) for value in points)
+
+    @property
+    def result(self) -> str:
+        """The result as a table writes it: ``1-0``, ``0-1`` or ``½-½`` with two seats, each
+        seat's finishing place with more (``1-3-2``); empty while unfinished."""
+        if not self.finished:
+            return ""
+        if len(self.teams) == 2:
+            return RESULTS.get(self.winner, "")
+        places = self.places
+        return "" if places is None else "-".join(map(str, places))
 
     @property
     def forfeit(self) -> str | None:

@@ -137,8 +137,26 @@ class Results:
 
     @property
     def has_course_points(self) -> bool:
-        """Whether the game reports points of its own (xtreme's course points)."""
+        """Whether the game reports points of its own (xtreme's course points, a game's returns)."""
         return any(g.raw_points is not None for g in self.games)
+
+    @property
+    def points_kind(self) -> str:
+        """What the points the game reports are called: ``course`` (xtreme's course points),
+        else ``game`` (a game's returns, such as the prizes won in goofspiel)."""
+        spec = self.tournament.game
+        return "course" if spec.get("name") == "xtreme" and not spec.get("module") else "game"
+
+    @property
+    def shows_game_points(self) -> bool:
+        """Whether the leaderboard has a column of the points the game reports: where it reports
+        them and they are not the points already (xtreme's course2019 scoring)."""
+        return self.has_course_points and self.config.scoring != "course2019"
+
+    @property
+    def seat_count(self) -> int:
+        """The most seats a game of the tournament has (2 before any is scheduled)."""
+        return max((len(g.teams) for g in self.games), default=2)
 
     def team(self, name: str) -> Team:
         """The team called ``name``."""
@@ -316,7 +334,9 @@ def leaderboard(
 def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | None = None) -> EloTable:
     """The Elo leaderboard of the finished games (of ``stage``, or all of them): every team (of
     the stage's pools) fitted by ``arena.stats.elo.fit_elo`` at its defaults, 95 % intervals, the
-    field's mean at 0, one virtual draw each so that a perfect score stays finite."""
+    field's mean at 0, one virtual draw each so that a perfect score stays finite. A game of
+    more than two seats is fitted as a game of each two of its seats, and a team's games, W-D-L
+    and score on the board are those games of two, so that they are what its Elo was fitted to."""
     if stage is None:
         names = [t.name for t in teams]
         chosen = [g for g in games if g.finished]
@@ -332,12 +352,14 @@ def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | N
         if len(g.teams) == 2:
             score = 0.5 if g.winner is None else (1.0 if g.winner == 0 else 0.0)
             fitted.append((g.first, g.second, score))
+            for team in g.seats:
+                record[team]["WDL".index(g.score_of(team))] += 1
         else:  # every two seats of the table as a game of their own (Kaggle's Game Arena does the same)
-            fitted += [
-                (team, opponent, mine) for seat, team, opponent, mine, _ in g.pairs() if seat < g.teams.index(opponent)
-            ]
-        for team in g.seats:
-            record[team]["WDL".index(g.score_of(team))] += 1
+            for seat, team, opponent, mine, _ in g.pairs():
+                if seat < g.teams.index(opponent):
+                    fitted.append((team, opponent, mine))
+                # the record of the games fitted (two seats' each), as the fit counts the team's games
+                record[team][0 if mine == 1.0 else 1 if mine == 0.5 else 2] += 1
     fit = fit_elo(fitted, names)
     bots = {t.name: t.bot for t in teams}
     ranked = fit.players

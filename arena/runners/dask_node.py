@@ -207,7 +207,7 @@ class ArenaPlugin(WorkerPlugin):
         with NODE_LOCK:  # one game at a time: a GameWorker owns the process's children
             if self._worker is None or self._folder is None:
                 raise NodeError(f"the arena plugin of Dask worker {self.address} is closed")
-            bots = (self._local(job.bots[0], code), self._local(job.bots[1], code))
+            bots = tuple(self._local(spec, code) for spec in job.bots)  # every seat's, however many
             record: GameRecord = self._worker.play(dataclasses.replace(job, bots=bots))
             return record
 

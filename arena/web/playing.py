@@ -7,11 +7,13 @@ The page sends moves and commands (``undo``, ``resign``) as the lines a person w
 ``Watcher`` keeps the position and the moves for the page, which asks for them again whenever
 they change (a long poll on ``version``).
 
-The games: arena's four (``PLAYABLE``), and the game of a stored tournament of two seats
-(``tournament:ID``: a user's game, loaded from the tournament's spec and checked by the hash of
-its code), drawn from its boards (``pages.generic_frame``). In a game of hidden information the
-person sees what their seat may know (``State.view``) and not the others' moves until it is over;
-at a simultaneous step they choose their move among their own (``State.moves_of``).
+The games: arena's four (``PLAYABLE``), and the game of a stored tournament (``tournament:ID``:
+a user's game, loaded from the tournament's spec and checked by the hash of its code), drawn from
+its boards (``pages.generic_frame``). In a game of more than two seats the person takes one seat
+and the bot chosen plays every other, a process of its own each, a team of its own each (its
+name, then ``NAME #2``...). In a game of hidden information the person sees what their seat may
+know (``State.view``) and not the others' moves until it is over; at a simultaneous step they
+choose their move among their own (``State.moves_of``), and see the others' once all have moved.
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -38,8 +40,14 @@ from arena.core.timing import TimeControl
 from arena.errors import ArenaError
 from arena.games import CHANCE, Game, State, get_game
 from arena.results.pages import board_kind, frames, generic_frame
-from arena.results.replay import result_sentence, seat_names, stored_game
+from arena.results.replay import joined, ordinal, result_sentence, seat_names, stored_game
 from arena.store.models import PLAY_HASH, Bot, GameRow, Tournament
+
+if TYPE_CHECKING:
+    from arena.contests.human_play import LineSink, LineSource
+    from arena.core.botspec import BotSpec
+    from arena.core.gameloop import Player
+    from arena.runners.seat import BotPlayer
 
 log = logging.getLogger(__name__)
 
@@ -121,12 +129,45 @@ class Notices:
 @dataclass(frozen=True, slots=True)
 class Choice:
     """What a person chose to play: the game (one of ``PLAYABLE``, or ``tournament:ID``, the
-    game of a stored tournament), the bot, their seat and the bot's move time."""
+    game of a stored tournament), the bot (in every other seat), their seat (from 0) and the
+    bot's move time."""
 
     game: str
     bot: str
     seat: int
     move_time: float
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A game the choice page offers: its choice (``Choice.game``), what the page calls it, its
+    seats as the page names them (``p2 (second)``) and the bots that play it."""
+
+    game: str
+    title: str
+    seats: tuple[str, ...]
+    bots: tuple[str, ...]
+
+
+def seat_key(seat: int) -> str:
+    """How the choice form names a seat (from 0): ``x`` and ``o`` for the first two (as ever),
+    ``p3``, ``p4``... for the others (as the pages' seat classes do)."""
+    return "xo"[seat] if seat < 2 else f"p{seat + 1}"
+
+
+def seat_of_key(key: str) -> int:
+    """The seat (from 0) the choice form's ``key`` names (``seat_key``); ``ValueError`` for
+    anything else."""
+    if key in ("x", "o"):
+        return "xo".index(key)
+    if re.fullmatch(r"p[3-9]", key):
+        return int(key[1:]) - 1
+    raise ValueError(f"no seat {key!r}")
+
+
+def seat_labels(game: Game) -> tuple[str, ...]:
+    """What the choice page calls each seat of ``game``: its name and its order, ``p2 (second)``."""
+    return tuple(f"{name} ({ordinal(seat + 1)})" for seat, name in enumerate(seat_names(game)))
 
 
 def tournament_id_of(game: str) -> int | None:
@@ -148,6 +189,7 @@ class BrowserGame(Watcher):
         live: Path | None = None,
         visitor: str = "",
         idle: float = IDLE_SECONDS,
+        teams: Sequence[str] | None = None,
     ) -> None:
         self.id = secrets.token_urlsafe(16)
         self.visitor = visitor  # who started it (their address)
@@ -157,13 +199,26 @@ class BrowserGame(Watcher):
         #: what the page calls the game, and the person's side
         self.title = game.name
         names = seat_names(game)
-        self.side = f"{names[choice.seat]} ({'first' if choice.seat == 0 else 'second'})"
+        self.side = f"{names[choice.seat]} ({ordinal(choice.seat + 1)})"
         if self.board != "generic":
             self.side = "x / black (first)" if choice.seat == 0 else "o / white (second)"
         self.bot_name = bot_name
+        #: who sits in each seat as the page names them: ``you``, and the bots' teams
+        if teams is None:
+            from arena.contests.human_play import bot_teams
+
+            teams = bot_teams(bot_name, game.players, choice.seat)
+        chosen = list(teams)
+        self.teams = ["you" if seat == choice.seat else team for seat, team in enumerate(chosen)]
+        #: the seats the bot plays, in words (``p1 and p3``)
+        self.others = joined([name for seat, name in enumerate(names) if seat != choice.seat])
         self.game_id, self.tournament_id = game_id, tournament_id
         self.state: State = game.initial_state()
         self.moves: list[tuple[int, str, float]] = []
+        #: the step of each move (a simultaneous step's moves share one), counted from 1
+        self.steps: list[int] = []
+        self._stepped: State | None = None  # the state the last move led to
+        self.asked: int | None = None  # the seat asked for its move now
         self.waiting = False  # the person is to move
         self.over = False
         self.record: GameRecord | None = None
@@ -196,16 +251,22 @@ class BrowserGame(Watcher):
         with self.changes:
             self.state = state
             if len(self.moves) > state.ply:  # a take-back
-                del self.moves[state.ply :]
+                del self.moves[state.ply :], self.steps[state.ply :]
+                self._stepped = None
                 self._show()
             self.waiting = seat == self.choice.seat
+            self.asked = seat
         self._changed()
 
     def moved(self, state: State, move: MoveRecord) -> bool:
         with self.changes:
             self.state = state
             self.moves.append((move.seat, move.move, move.wall_ms))
-            self.waiting = False
+            # the moves of a simultaneous step are told one by one, each with the state they lead to
+            joint = state is self._stepped
+            self.steps.append((self.steps[-1] if self.steps else 0) + (0 if joint else 1))
+            self._stepped = state
+            self.waiting, self.asked = False, None
             self.notices.notices.clear()  # they answered the request this move ends
             self._show()
         self._changed()
@@ -226,6 +287,11 @@ class BrowserGame(Watcher):
         """A move (``action`` "move") or a command from the page; ``PlayError`` if it is not one."""
         if self.over:
             raise PlayError("the game is over")
+        if action == "undo" and not self.can_undo():
+            raise PlayError(
+                "nothing to take back now: a move is taken back on your turn, and not one "
+                "played at once after another seat's"
+            )
         if action in COMMANDS:
             self.feed.send(action)
         elif action == "move" and move is not None and MOVE_TEXT.fullmatch(move):
@@ -244,6 +310,19 @@ class BrowserGame(Watcher):
         else:
             raise PlayError("send a move, undo or resign")
 
+    def can_undo(self) -> bool:
+        """Whether the person may take back their last move now: on their turn, having moved,
+        where their move is the first of its step (a take-back removes their move and every
+        one after it: a simultaneous step where another seat moved first would be cut in two)."""
+        with self.changes:
+            if not self.waiting or self.over:
+                return False
+            mine = [index for index, (seat, _, _) in enumerate(self.moves) if seat == self.choice.seat]
+            if not mine:
+                return False
+            last = mine[-1]
+            return last == 0 or self.steps[last - 1] != self.steps[last]
+
     def leave(self) -> None:
         """The person (or the server) leaves: the game is stored without a result."""
         if not self.over:
@@ -258,18 +337,19 @@ class BrowserGame(Watcher):
         the person's, and the result when it is over. In a game of hidden information, while
         it goes on, the position is what the person's seat may know, and the others' moves
         (and the chance outcomes) are not shown."""
+        can_undo = self.can_undo()
         with self.changes:
             state, moves, waiting, over = self.state, list(self.moves), self.waiting, self.over
             record, failure, version = self.record, self.failure, self.version
-            notices = list(self.notices.notices)
+            notices, steps, asked = list(self.notices.notices), list(self.steps), self.asked
         game, seat = self.game, self.choice.seat
         names = seat_names(game)
-        seats = ["you", self.bot_name] if seat == 0 else [self.bot_name, "you"]
+        seats = list(self.teams)
         result = None
         if record is not None:
             result = result_sentence(
                 names,
-                (seats[0], seats[1]),
+                seats,
                 record.winner,
                 record.termination.value,
                 record.offender,
@@ -285,6 +365,12 @@ class BrowserGame(Watcher):
             frame = frames(game, [state])[0]
             before = frames(game, [game.replay([t for _, t, _ in moves[:-1]])])[0] if moves else None
         shown = [[s, "?" if hidden and s != seat else t, 0 if s == CHANCE else round(w, 2)] for s, t, w in moves]
+        counts: list[int] = []  # the moves of each step (a simultaneous step's together)
+        for index, step in enumerate(steps):
+            if index and step == steps[index - 1]:
+                counts[-1] += 1
+            else:
+                counts.append(1)
         return {
             "version": version,
             "game": game.name,
@@ -293,19 +379,72 @@ class BrowserGame(Watcher):
             "seat": seat,
             "names": list(names),
             "seats": seats,
+            "others": self.others,
             "moves": shown,
+            "steps": counts,
             "frame": frame,
             "before": before,
             "last": moves[-1][1] if moves and not hidden else None,
             "waiting": waiting,
+            "thinking": None if waiting or over or asked is None or asked == seat else asked,
             "legal": legal,
             "over": over,
             "result": result,
             "failure": failure,
             "notice": notices[-1] if notices else None,
             "game_url": f"/t/{self.tournament_id}/games/{self.game_id}.html",
-            "can_undo": any(s == seat for s, _, _ in moves) and waiting,
+            "can_undo": can_undo,
         }
+
+
+def play_table(
+    sessions: sessionmaker[Session],
+    game: Game,
+    bot: Bot,
+    specs: Sequence[BotSpec | None],
+    person: int,
+    control: TimeControl,
+    lines: LineSource,
+    said: LineSink,
+    watch: Watcher,
+    game_id: int,
+) -> GameRecord:
+    """One game of more than two seats (its row made by ``prepare_game``): a person in seat
+    ``person``, reading ``lines`` and told ``said``, and ``bot`` in every other seat, a process
+    of its own each (``specs``: each seat's, ``None`` for the person's); stored like any other
+    game, its chance outcomes drawn from the game's own seed."""
+    from arena.contests.human_play import HumanPlayer, Timing
+    from arena.core.gameloop import play_game
+    from arena.core.job import derive_seed
+    from arena.core.records import Termination
+    from arena.core.text import printable
+    from arena.runners.worker import GameWorker
+    from arena.store.models import get_row
+    from arena.store.writes import save_record
+
+    with sessions.begin() as session:
+        seed = get_row(session, GameRow, game_id).seed
+    with GameWorker() as worker:
+        human = HumanPlayer(lines, said, opponent=printable(bot.name))
+        bots: dict[int, BotPlayer] = {}
+        try:
+            for seat, spec in enumerate(specs):
+                if seat != person and spec is not None:
+                    bots[seat] = worker.player(spec)
+            players: list[Player] = [human if seat == person else bots[seat] for seat in range(game.players)]
+            seeds = [derive_seed(seed, seat) for seat in range(game.players)]
+            record = play_game(
+                game, players, seeds, control, game_id, Timing(human, watch), derive_seed(seed, "chance")
+            )
+        finally:
+            for player in bots.values():
+                player.close()
+    record.clock = control.clock  # stored with the game, as a tournament's games are
+    if record.voided is not None:  # nobody to play it again with: it ends without a result
+        record.termination, record.detail = Termination.ABORTED, record.voided
+    with sessions.begin() as session:
+        save_record(session, record)
+    return record
 
 
 class Tables:
@@ -323,11 +462,22 @@ class Tables:
 
     def choices(self) -> list[tuple[str, str]]:
         """The games a person may choose, as (choice, what the page calls it): arena's four,
-        then the games of two seats of the stored tournaments that are not arena's (newest
-        first, each game once), where they can be loaded."""
+        then the games of the stored tournaments that are not arena's, of two seats or more
+        (newest first, each game once), where they can be loaded."""
+        return [(choice, title) for choice, title, _ in self._games()]
+
+    def offers(self) -> list[Offer]:
+        """What the choice page offers: each game of ``choices`` with its seats and its bots."""
+        return [
+            Offer(choice, title, seat_labels(game), tuple(self._bots_of(choice, game)))
+            for choice, title, game in self._games()
+        ]
+
+    def _games(self) -> list[tuple[str, str, Game]]:
+        """``choices``, each with its game."""
         from sqlalchemy import select
 
-        found: list[tuple[str, str]] = [(name, name) for name in PLAYABLE]
+        found: list[tuple[str, str, Game]] = [(name, name, get_game(name)) for name in PLAYABLE]
         seen: set[str] = set()
         with self.sessions() as session:
             rows = session.execute(
@@ -345,15 +495,16 @@ class Tables:
                 game = stored_game(spec)
             except ArenaError:
                 continue
-            if game.players != 2:
-                continue
             where = "" if config_hash == PLAY_HASH else f", tournament {name}"
-            found.append((f"{TOURNAMENT_GAME}{tid}", clean(f"{game.name} (a game of your own{where})", 120)))
+            seats = "" if game.players == 2 else f" for {game.players}"
+            found.append(
+                (f"{TOURNAMENT_GAME}{tid}", clean(f"{game.name}{seats} (a game of your own{where})", 120), game)
+            )
         return found
 
     def game_of(self, choice: str) -> Game:
         """The game ``choice`` names: one of ``PLAYABLE``, or the game of a stored tournament
-        (``tournament:ID``, not one of arena's own; two seats); ``PlayError`` if none."""
+        (``tournament:ID``, not one of arena's own); ``PlayError`` if none."""
         if choice in PLAYABLE:
             return get_game(choice)
         tid = tournament_id_of(choice)
@@ -365,18 +516,24 @@ class Tables:
         if spec is None or not spec.get("module"):
             raise PlayError(f"there is no game of your own in a tournament {tid} here")
         try:
-            game = stored_game(spec)
+            return stored_game(spec)
         except ArenaError as error:
             raise PlayError(f"that game cannot be loaded: {error}") from None
-        if game.players != 2:
-            raise PlayError(f"{game.name} is played by {game.players} here; a person plays games of two seats")
-        return game
 
     def bots(self, game: str) -> list[str]:
         """The bots a person may play at ``game`` (a choice's game, or a game's name): the
         built-in ones that play it, then the registered ones (a visitor never names a file or a
         module of their own), but no season's submission: a team's bot, passed or failed, is
         played on its ladder only."""
+        if tournament_id_of(game) is not None:
+            try:
+                return self._bots_of(game, self.game_of(game))
+            except PlayError:
+                return []
+        return self._bots_of(game, None)
+
+    def _bots_of(self, choice: str, game: Game | None) -> list[str]:
+        """``bots`` of the choice ``choice``, whose game (a user's) is ``game``."""
         import importlib
 
         from sqlalchemy import select
@@ -384,14 +541,10 @@ class Tables:
         from arena.entrants.builtins import builtin_bots
         from arena.store.seasons import submitted_bots
 
-        if tournament_id_of(game) is not None:  # a user's game: the built-in bots that play any game
-            try:
-                name = self.game_of(game).name
-            except PlayError:
-                return []
-            names = [bot.module for bot in builtin_bots() if name in importlib.import_module(bot.module).GAMES]
+        if tournament_id_of(choice) is not None and game is not None:  # a user's game: the bots that play any game
+            names = [bot.module for bot in builtin_bots() if game.name in importlib.import_module(bot.module).GAMES]
         else:
-            names = [bot.module for bot in builtin_bots() if game in bot.games]
+            names = [bot.module for bot in builtin_bots() if choice in bot.games]
         with self.sessions() as session:
             registered = session.scalars(
                 select(Bot.name).where(Bot.registered.is_(True), Bot.id.not_in(submitted_bots())).distinct()
@@ -403,15 +556,17 @@ class Tables:
         """Start a game as ``choice`` says for ``visitor`` (their address); ``PlayError`` if it
         cannot be played."""
         from arena.contests import roster
-        from arena.contests.human_play import find_opponent, play_against, prepare_game
+        from arena.contests.human_play import bot_teams, find_opponent, play_against, prepare_game
 
         if choice.game not in PLAYABLE and tournament_id_of(choice.game) is None:
             raise PlayError(f"choose a game: {', '.join(PLAYABLE)}, or the game of a tournament (tournament:ID)")
-        if choice.seat not in (0, 1):
+        if choice.seat not in (0, 1) and choice.game in PLAYABLE:
             raise PlayError("choose a side: x (first) or o (second)")
         if not 0.01 <= choice.move_time <= MAX_MOVE_TIME:
             raise PlayError(f"the bot's move time is from 0.01 to {MAX_MOVE_TIME:g} seconds")
         game = self.game_of(choice.game)
+        if not 0 <= choice.seat < game.players:
+            raise PlayError(f"choose a seat of {game.name}: {joined(seat_labels(game))}")
         if choice.bot not in self.bots(choice.game):
             raise PlayError(f"there is no bot {choice.bot!r} for {game.name} here")
         with self.lock:
@@ -423,12 +578,21 @@ class Tables:
                 raise PlayError(f"{MAX_GAMES} games are being played here already; try again when one ends", 503)
             with self.sessions.begin() as session:
                 bot = find_opponent(session, choice.bot, {}, self.base)
-                game_id = prepare_game(session, game, bot, choice.seat)
+                teams = bot_teams(bot.name, game.players, choice.seat)
+                game_id = prepare_game(session, game, bot, teams)
                 tournament_id = session.get_one(GameRow, game_id).tournament_id
-                spec = roster.spec(bot, bot.name)
+                specs = [None if team == "human" else roster.spec(bot, team) for team in teams]
                 session.expunge(bot)
             table = BrowserGame(
-                game, choice, clean(bot.name, 60), game_id, tournament_id, self.live, visitor, self.idle
+                game,
+                choice,
+                clean(bot.name, 60),
+                game_id,
+                tournament_id,
+                self.live,
+                visitor,
+                self.idle,
+                teams=[clean(team, 64) for team in teams],
             )
             self.games[table.id] = table
         # the bot's own CPU time, not the wall clock: the server's load (pages, streams, other
@@ -438,18 +602,25 @@ class Tables:
         def run() -> None:
             record, failure = None, None
             try:
-                record = play_against(
-                    self.sessions,
-                    game,
-                    bot,
-                    spec,
-                    choice.seat,
-                    control,
-                    table.feed,
-                    table.notices,
-                    watch=table,
-                    game_id=game_id,
-                )
+                if game.players == 2:
+                    spec = specs[1 - choice.seat]
+                    assert spec is not None
+                    record = play_against(
+                        self.sessions,
+                        game,
+                        bot,
+                        spec,
+                        choice.seat,
+                        control,
+                        table.feed,
+                        table.notices,
+                        watch=table,
+                        game_id=game_id,
+                    )
+                else:
+                    record = play_table(
+                        self.sessions, game, bot, specs, choice.seat, control, table.feed, table.notices, table, game_id
+                    )
             except Exception as error:  # the page says so; the server goes on
                 log.exception("game %d in the browser failed", game_id)
                 failure = clean(f"the game could not go on: {error}", 500)

@@ -18,7 +18,7 @@ from arena.core.live import live_folder, read_live, sqlite_file
 from arena.errors import ArenaError
 from arena.store.database import open_store
 from arena.web.app import POLL, BadBody, Guard, Settings, TooLarge, create_app, error_page, json_error, read_body
-from arena.web.playing import IDLE_SECONDS, MAX_MOVE_TIME, PLAYABLE, Choice, PlayError, Tables
+from arena.web.playing import IDLE_SECONDS, MAX_MOVE_TIME, Choice, PlayError, Tables, seat_key, seat_of_key
 from arena.web.seasons import season_routes
 from arena.web.site import LiveMoves, Site
 
@@ -86,12 +86,22 @@ def play_routes(site: Site, settings: Settings, tables: Tables) -> list[BaseRout
     """Choosing a game and a bot, the game's page, its news and the person's actions."""
 
     def choose(request: Request) -> HTMLResponse:
+        # arena's games and the games of the stored tournaments (a user's, of two seats or more)
+        offers = tables.offers()
         bots: dict[str, list[str]] = {}  # each bot once, with the games it plays
-        for game in PLAYABLE:
-            for bot in tables.bots(game):
-                bots.setdefault(bot, []).append(game)
+        for offer in offers:
+            for bot in offer.bots:
+                bots.setdefault(bot, []).append(offer.game)
+        most = max((len(offer.seats) for offer in offers), default=2)
         return HTMLResponse(
-            site.render("play_choose.html", play=True, games=PLAYABLE, bots=bots, max_move_time=MAX_MOVE_TIME)
+            site.render(
+                "play_choose.html",
+                play=True,
+                offers=offers,
+                bots=bots,
+                seats=[seat_key(seat) for seat in range(most)],
+                max_move_time=MAX_MOVE_TIME,
+            )
         )
 
     async def start(request: Request) -> Response:
@@ -106,11 +116,13 @@ def play_routes(site: Site, settings: Settings, tables: Tables) -> list[BaseRout
             choice = Choice(
                 game=str(form.get("game", "")),
                 bot=str(form.get("bot", "")),
-                seat={"x": 0, "o": 1}[str(form.get("seat", ""))],
+                seat=seat_of_key(str(form.get("seat", ""))),
                 move_time=float(str(form.get("move_time", ""))),
             )
         except (KeyError, ValueError):
-            return error_page(site, 400, "choose a game, a bot, a side (x or o) and the bot's move time in seconds")
+            return error_page(
+                site, 400, "choose a game, a bot, a seat (x or o, p3...) and the bot's move time in seconds"
+            )
         try:
             visitor = request.client.host if request.client is not None else ""
             table = await asyncio.to_thread(tables.start, choice, visitor)

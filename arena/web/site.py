@@ -86,7 +86,7 @@ def _keep_to_their_teams(found: Results, teams: set[str]) -> None:
                 stderr[seat] = None
                 if summary.offender == seat and summary.termination == "crash":
                     summary.detail = "the bot failed (its team sees why on its season page)"
-        summary.stderr = (stderr[0], stderr[1])
+        summary.stderr = tuple(stderr)
 
 
 class Site:

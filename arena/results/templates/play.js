@@ -1,7 +1,9 @@
-/* Playing a bot in the browser (arena serve): the choice form keeps the bot list to the chosen
-   game; the game page draws the position with ArenaBoard, marks the legal moves, sends a
-   clicked move (or undo, resign, pass) and asks the server for the game again whenever it
-   changes (a long poll). No library, no network beyond this server. */
+/* Playing a bot in the browser (arena serve): the choice form keeps the bot list and the seats
+   to the chosen game (its option's data-seats: each seat's label); the game page draws the
+   position with ArenaBoard, marks the legal moves, sends a clicked move (or undo, resign, pass)
+   and asks the server for the game again whenever it changes (a long poll). A chance outcome is
+   listed as chance's, and the moves of a simultaneous step as one step. No library, no network
+   beyond this server. */
 (function () {
   "use strict";
 
@@ -14,6 +16,23 @@
   var chooser = document.getElementById("game");
   if (chooser) {
     var bots = document.getElementById("bot");
+    var seatLabels = document.querySelectorAll("#seats label[data-seat]");
+    var botNote = document.getElementById("bot-note");
+    var keepSeats = function () {
+      var option = chooser.selectedOptions[0], labels = null;
+      try { labels = JSON.parse(option.dataset.seats); } catch (e) { labels = null; }
+      if (!labels || !labels.length) { return; }  /* a game the page did not offer: its seats as they are */
+      var checkFirst = false;
+      Array.prototype.forEach.call(seatLabels, function (label) {
+        var seat = Number(label.dataset.seat), radio = label.querySelector("input");
+        label.hidden = seat >= labels.length;
+        radio.disabled = label.hidden;
+        if (!label.hidden) { label.querySelector(".seat-label").textContent = labels[seat]; }
+        if (label.hidden && radio.checked) { checkFirst = true; }
+      });
+      if (checkFirst) { seatLabels[0].querySelector("input").checked = true; }
+      if (botNote) { botNote.hidden = labels.length <= 2; }
+    };
     var keep = function () {
       var first = null;
       Array.prototype.forEach.call(bots.options, function (option) {
@@ -21,6 +40,7 @@
         if (!option.disabled && first === null) { first = option; }
       });
       if (bots.selectedOptions[0] && bots.selectedOptions[0].disabled && first) { first.selected = true; }
+      keepSeats();
     };
     chooser.addEventListener("change", keep);
     keep();
@@ -37,6 +57,15 @@
   var current = null, version = -1, sending = false;
 
   var choices = document.getElementById("choices");
+
+  /* a simultaneous step, in words: its seats move at once, their moves shown once all have moved */
+  function atOnce(s) {
+    var f = s.frame || {};
+    if (f.to_move !== -2 || !f.actors) { return ""; }
+    var words = f.actors.map(function (seat) { return seatText(s, seat); });
+    return (words.length > 1 ? words.slice(0, -1).join(", ") + " and " + words[words.length - 1] : words.join("")) +
+      " move at once: the moves are shown once all have chosen";
+  }
 
   function seatText(s, seat) {
     return '<span class="seat ' + window.ArenaBoard.seatClass(seat) + '">' + esc(s.names[seat]) + "</span> " + esc(s.seats[seat]);
@@ -62,9 +91,15 @@
     if (choices) { showChoices(s, clickable); }
     box.dataset.waiting = s.waiting ? "yes" : "no";
     box.dataset.plies = String(s.moves.length);
-    var html = "";
+    var html = "", counts = s.steps || [], step = 0, left = 0;
     s.moves.forEach(function (mv, i) {
-      html += '<li data-ply="' + (i + 1) + '"' + (mv[0] < 0 ? ' class="chance"' : "") + '><span class="n">' + (i + 1) +
+      if (left <= 0) { step += 1; left = step <= counts.length ? Math.max(1, counts[step - 1]) : 1; }
+      var joint = step <= counts.length && counts[step - 1] > 1, cls = [];
+      left -= 1;
+      if (mv[0] < 0) { cls.push("chance"); }
+      if (joint) { cls.push("joint"); }
+      html += '<li data-ply="' + (i + 1) + '" data-step="' + step + '"' + (cls.length ? ' class="' + cls.join(" ") + '"' : "") +
+        (joint ? ' title="played at once with the other moves of its step"' : "") + '><span class="n">' + (i + 1) +
         '</span><span class="seat ' + window.ArenaBoard.seatClass(mv[0]) + '">' + esc(mv[0] < 0 ? "chance" : s.names[mv[0]]) +
         '</span><span class="mv">' + esc(mv[1]) + "</span></li>";
     });
@@ -74,9 +109,14 @@
       document.getElementById("stored").href = s.game_url;
       over.hidden = false;
     } else if (s.waiting) {
-      statusLine.innerHTML = "Your move: " + seatText(s, s.seat) + (s.legal.length === 1 && s.legal[0] === "pass" ? " — no placement, so you pass" : "");
+      statusLine.innerHTML = "Your move: " + seatText(s, s.seat) + (s.legal.length === 1 && s.legal[0] === "pass" ? " — no placement, so you pass" : "") +
+        (atOnce(s) ? " · " + atOnce(s) : "");
+    } else if (s.thinking !== null && s.thinking !== undefined) {
+      statusLine.innerHTML = seatText(s, s.thinking) + " is thinking…" + (atOnce(s) ? " · " + atOnce(s) : "");
+    } else if (s.frame && s.frame.to_move === -1) {
+      statusLine.innerHTML = "a chance outcome is drawn…";
     } else {
-      statusLine.innerHTML = seatText(s, 1 - s.seat) + " is thinking…";
+      statusLine.innerHTML = (s.seats.length > 2 ? "the bots are thinking…" : seatText(s, 1 - s.seat) + " is thinking…");
     }
     notice.hidden = !s.notice;
     notice.textContent = s.notice || "";

@@ -259,6 +259,11 @@
     return ply > 0 && ends[ply] > 0 ? moves[ends[ply] - 1][1] : null;
   }
 
+  /* words in a sentence: "a", "a and b", "a, b and c" */
+  function joined(words) {
+    return words.length > 1 ? words.slice(0, -1).join(", ") + " and " + words[words.length - 1] : words.join("");
+  }
+
   function seatText(seat) {
     return '<span class="seat ' + window.ArenaBoard.seatClass(seat) + '">' + esc(data.names[seat]) + "</span> " + esc(data.seats[seat]);
   }
@@ -293,7 +298,7 @@
     } else if (f.to_move === -1) {
       parts.push("a chance outcome is drawn next");
     } else if (f.to_move === -2) {
-      parts.push((f.actors || []).map(seatText).join(" and ") + " move at once");
+      parts.push(joined((f.actors || []).map(seatText)) + " move at once");
     } else {
       var next = seatText(f.to_move) + " to move";
       if (kind() === "xtreme") {

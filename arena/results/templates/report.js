@@ -12,8 +12,13 @@
     var none = document.getElementById("no-games");
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
 
+    /* every seat's team (data-teams, a JSON list), or the two of data-first and data-second */
+    var teams = function (d) {
+      try { return JSON.parse(d.teams); } catch (e) { return [d.first, d.second]; }
+    };
+
     var matches = function (d, b, s, r) {
-      if (b && d.first !== b && d.second !== b) { return false; }
+      if (b && teams(d).indexOf(b) < 0) { return false; }
       if (s && d.stage !== s) { return false; }
       if (!r) { return true; }
       if (r === "forfeit") { return d.forfeit !== ""; }
