@@ -213,8 +213,15 @@ def play_game(
                     )
                 )
             record.moves.extend(entries)
-            for seat, heard in enumerate(unseen):  # a seat knows its own sequential move
-                heard.extend(entry.move for entry in entries if joint or entry.seat != seat)
+            if joint:  # every seat hears the whole step
+                texts = [entry.move for entry in entries]
+                for heard in unseen:
+                    heard.extend(texts)
+            else:  # the others hear a seat's move; it knows its own
+                mover, text = entries[0].seat, entries[0].move
+                for seat, heard in enumerate(unseen):
+                    if seat != mover:
+                        heard.append(text)
             if watch is not None and not all(watch.moved(state, entry) for entry in entries):
                 raise _Stopped
         for seat, player in enumerate(players):  # a rule broken after the last move still forfeits
