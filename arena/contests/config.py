@@ -447,8 +447,11 @@ def _seats_problem(stage: StageDef, number: int, size: int, seats: int) -> tuple
     """(setting, what is wrong) with stage ``number`` of pools of at least ``size`` teams for a
     game of ``seats`` seats; ``None`` if nothing is. A game of more than two seats is played in
     round robins of tables (every ``seats`` teams of a pool at one table, ``games_per_pair``
-    games a table, seats rotated); the other formats pair two teams."""
+    games a table, seats rotated, or ``table_rounds`` rounds of tables drawn); the other formats
+    pair two teams."""
     if seats <= 2:
+        if stage.table_rounds is not None:
+            return "table_rounds", "table_rounds draws tables of a game of more than two seats; this game has two"
         return None
     if stage.format != "round_robin":
         article = "an" if stage.format[0] in "aeiou" else "a"

@@ -17,7 +17,7 @@ from arena.contests.rating import replay_ratings
 from arena.core.job import derive_seed
 from arena.formats.format_standings import format_table, merge_key
 from arena.formats.rounds import Match, Played, knockout_rounds, next_games
-from arena.formats.schedule import draw_pools, round_robin_tables
+from arena.formats.schedule import draw_pools, drawn_tables, round_robin_tables
 from arena.formats.standings import GameResult, Standing, game_points
 from arena.games.xtreme_board import WIN_POINTS
 from arena.store.models import Entry, GameRow, GameSeat, PoolEntry, Tournament, game_seats, reported_points
@@ -135,8 +135,14 @@ def next_plan(
     planned = []
     seats = config.game.players
     for pool in pools:
-        if seats > 2:  # a round robin of tables, planned whole
-            tables = [] if pool.played else round_robin_tables(len(pool.field), seats, stage.games_per_pair)
+        if seats > 2:  # a round robin of tables, planned whole: every table, or rounds of tables drawn
+            if pool.played:
+                tables = []
+            elif stage.table_rounds is not None:
+                draw = random.Random(derive_seed(tournament.seed, "tables", number, pool.pool))
+                tables = drawn_tables(len(pool.field), seats, stage.table_rounds, stage.games_per_pair, draw)
+            else:
+                tables = round_robin_tables(len(pool.field), seats, stage.games_per_pair)
             new = [(table.round, tuple(pool.field[i] for i in table.seats)) for table in tables]
         else:
             seed = derive_seed(tournament.seed, stage.format, number, pool.pool)

@@ -77,6 +77,38 @@ def round_robin_tables(teams: int, seats: int, games_per_table: int) -> list[Tab
     return sorted(tables, key=lambda table: table.round)
 
 
+def drawn_tables(teams: int, seats: int, rounds: int, games_per_table: int, rng: random.Random) -> list[Table]:
+    """``rounds`` rounds of tables of ``seats`` drawn from ``teams``: each round seats every team
+    at one table, except the ``teams % seats`` left over, who are those that sat out least so far
+    (ties drawn); a table's seats go to its teams in the order that evens out the seats each has
+    played (ties drawn), and the table plays ``games_per_table`` games, its seats rotated one
+    place a game. For a field too large for every table (``round_robin_tables``): every team
+    plays as often, and every seat as evenly, as the draw allows."""
+    sat_out = [0] * teams
+    seat_counts = [[0] * seats for _ in range(teams)]
+    tables = []
+    for number in range(rounds):
+        order = sorted(range(teams), key=lambda team: (-sat_out[team], rng.random()))
+        playing = order[: teams - teams % seats]
+        for team in order[len(playing) :]:
+            sat_out[team] += 1
+        rng.shuffle(playing)
+        for start in range(0, len(playing), seats):
+            members = playing[start : start + seats]  # (in drawn order: ties go the draw's way)
+            seated = list(
+                min(
+                    itertools.permutations(members),
+                    key=lambda order: sum(seat_counts[team][seat] ** 2 for seat, team in enumerate(order)),
+                )
+            )
+            for leg in range(games_per_table):
+                order_now = tuple(seated[leg % seats :] + seated[: leg % seats])
+                for seat, team in enumerate(order_now):
+                    seat_counts[team][seat] += 1
+                tables.append(Table(number, order_now))
+    return tables
+
+
 def draw_pools(ranked: list[T], pools: int, seeding: str, rng: random.Random) -> list[list[T]]:
     """Deal ``ranked`` (best first) into ``pools``: ``random`` shuffles first, ``snake`` deals
     1->A, 2->B, 3->C, 4->C, 5->B, 6->A, ..., ``order`` deals round in order (1->A, 2->B, ...)."""

@@ -34,6 +34,12 @@ class StageDef(BaseModel):
     rounds: int | None = Field(None, ge=1, le=1000, description="swiss: the rounds to play")
     named: list[str] | None = Field(None, min_length=1, description="gauntlet: the teams that play the field")
     budget: int | None = Field(None, ge=1, description="adaptive: the stage's games in all")
+    table_rounds: int | None = Field(
+        None,
+        ge=1,
+        le=10_000,
+        description="a round robin of a game of more than two seats: rounds of tables drawn at random, not every table",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -62,6 +68,11 @@ class StageDef(BaseModel):
                     f"{setting} is a setting of format {format}; this stage's format is {self.format}, "
                     f"so remove {setting} or set format: {format}"
                 )
+        if self.table_rounds is not None and self.format != "round_robin":
+            raise ValueError(
+                f"table_rounds is a setting of a round robin of a game of more than two seats; this stage's "
+                f"format is {self.format}, so remove table_rounds"
+            )
         if self.format in ONE_POOL and self.pools != 1:
             raise ValueError(f"a {self.format} stage plays in one pool; remove pools: {self.pools}")
         if self.named is not None and len(set(self.named)) != len(self.named):
@@ -71,8 +82,11 @@ class StageDef(BaseModel):
     def games(self, teams: int, seats: int = 2) -> int:
         """How many games the stage plays with ``teams`` teams (a knockout: at least; its drawn
         matches add pairs of extra games), in a game of ``seats`` seats (more than two: a round
-        robin of every table of that many teams of a pool)."""
+        robin of every table of that many teams of a pool, or ``table_rounds`` rounds of tables
+        drawn)."""
         sizes = pool_sizes(teams, self.pools)
+        if seats > 2 and self.table_rounds is not None:
+            return sum(size // seats for size in sizes) * self.table_rounds * self.games_per_pair
         if seats > 2:
             return sum(math.comb(size, seats) for size in sizes) * self.games_per_pair
         if self.format == "swiss":
