@@ -24,7 +24,7 @@ from arena.runners.dask_node import ClusterError
 from arena.runners.local import RunnerError
 from arena.runners.machine import this_node
 from tests.fixtures.daskcluster import LocalCluster
-from tests.fixtures.harnesskit import TournamentFolder, arena, stop
+from tests.fixtures.harnesskit import REPO, TournamentFolder, arena, stop
 from tests.fixtures.pgserver import free_port
 
 pytestmark = pytest.mark.slow
@@ -197,6 +197,31 @@ def test_a_code_pack_that_lies_about_its_hash_is_refused_and_takes_no_folder(tmp
         unpack(lying, tmp_path / "node")
     assert not (tmp_path / "node" / lying.digest).exists()
     assert unpack(bundle(str(honest)), tmp_path / "node").read_text() == honest.read_text()
+
+
+def test_a_game_of_your_own_travels_to_a_node_by_its_hash(tmp_path):
+    from arena.games import get_game_from_spec
+    from arena.games.loading import load_game
+    from arena.runners.dask_node import NodeError, bundle, game_here
+
+    mine = tmp_path / "planner" / "connect4.py"
+    mine.parent.mkdir()
+    mine.write_bytes((REPO / "examples" / "games" / "connect4.py").read_bytes())
+    spec = load_game({"module": str(mine)}, {"rows": 5}).spec()
+    here = game_here(spec, {str(mine): bundle(str(mine))}, tmp_path / "node", "worker w")
+    assert Path(here["module"]).parent.parent == tmp_path / "node" and here["code_hash"] == spec["code_hash"]
+    mine.unlink()  # the node loads its own copy, checked by the hash
+    assert get_game_from_spec(here).params == {"rows": 5, "cols": 7}
+    assert game_here({"name": "uttt", "params": {}}, {}, tmp_path / "node", "worker w") == {
+        "name": "uttt",
+        "params": {},
+    }
+    other = tmp_path / "other.py"
+    other.write_text((REPO / "examples" / "games" / "connect4.py").read_text() + "\n# changed\n")
+    with pytest.raises(NodeError, match=r"was sent code of hash \w+ for game 'connect4', planned with"):
+        game_here(spec, {spec["module"]: bundle(str(other))}, tmp_path / "node", "worker w")
+    with pytest.raises(NodeError, match="was not sent the code of game 'connect4'"):
+        game_here(spec, {}, tmp_path / "node", "worker w")
 
 
 @pytest.mark.slow

@@ -8,7 +8,8 @@ games, as in a local worker process. A Dask worker that dies takes its game with
 scheduler gives that game to another worker, and its record, whichever comes back, is stored
 once (``store.save_record``).
 
-Bot code travels by its hash: the parent packs each bot's own code once (``bundle``), Dask
+Bot code, and a game of your own's module, travel by their hash: the parent packs each bot's
+own code and the game's file once (``bundle``), Dask
 sends the pack to each node that needs it, and the node checks it against the hash the game
 was planned with, unpacks it, hashes what it unpacked (a pack that lies about its hash is
 refused, never cached under it) and keeps it in a folder named by the hash; nothing depends on
@@ -142,6 +143,38 @@ def travelling_code(spec: BotSpec) -> str | None:
     return None
 
 
+def travelling_game(game: dict[str, Any]) -> str | None:
+    """The path of a game's module that must travel to a node: a game of your own loaded from a
+    file (an installed game's module, named by a dotted name, does not travel)."""
+    from arena.games.loading import is_path
+
+    module = game.get("module")
+    return module if isinstance(module, str) and is_path(module) else None
+
+
+def game_here(game: dict[str, Any], code: dict[str, Bundle], folder: Path, node: str) -> dict[str, Any]:
+    """The spec of ``game`` as ``node`` loads it: a game of your own from its file unpacked into
+    ``folder`` (checked against the hash its tournament was planned with); any other as it is."""
+    from arena.runners.machine import this_node
+
+    path = travelling_game(game)
+    if path is None:
+        return game
+    where = f"node {this_node().host} ({node})"
+    packed = code.get(path)
+    if packed is None:
+        raise NodeError(f"{where} was not sent the code of game {game.get('name')!r}")
+    if packed.digest != game.get("code_hash"):
+        raise NodeError(
+            f"{where} was sent code of hash {packed.digest} for game {game.get('name')!r}, "
+            f"planned with {game.get('code_hash')}"
+        )
+    try:
+        return {**game, "module": str(unpack(packed, folder))}
+    except NodeError as error:
+        raise NodeError(f"{where}, game {game.get('name')!r}: {error}") from None
+
+
 # ---------------------------------------------------------------- on a node
 
 
@@ -208,7 +241,9 @@ class ArenaPlugin(WorkerPlugin):
             if self._worker is None or self._folder is None:
                 raise NodeError(f"the arena plugin of Dask worker {self.address} is closed")
             bots = tuple(self._local(spec, code) for spec in job.bots)  # every seat's, however many
-            record: GameRecord = self._worker.play(dataclasses.replace(job, bots=bots))
+            assert self._folder is not None
+            game = game_here(job.game, code, self._folder, f"Dask worker {self.address}")
+            record: GameRecord = self._worker.play(dataclasses.replace(job, bots=bots, game=game))
             return record
 
     def _local(self, spec: BotSpec, code: dict[str, Bundle]) -> BotSpec:

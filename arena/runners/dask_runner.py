@@ -36,6 +36,7 @@ from arena.runners.dask_node import (
     bundle,
     play_on_node,
     travelling_code,
+    travelling_game,
 )
 from arena.runners.local import AFFINITY_WINDOW, RunnerError
 
@@ -178,6 +179,7 @@ class DaskRunner:
             count = max(1, min(MAX_GAMES_A_TASK, round(TASK_SECONDS / max(mean, 1e-6)), len(queue)))
             jobs = [_pick(queue, warm.setdefault(address, OrderedDict())) for _ in range(count)]
             needed = {p: code[p] for job in jobs for p in map(travelling_code, job.bots) if p is not None}
+            needed.update({p: code[p] for p in {travelling_game(job.game) for job in jobs} if p is not None})
             future = client.submit(
                 play_on_node,
                 jobs,
@@ -230,8 +232,9 @@ class DaskRunner:
                 future.cancel()
 
     def _send_code(self, queue: list[GameJob]) -> dict[str, Any]:
-        """Each bot's own code, packed once and scattered to the cluster (a future each, by
-        the path it was planned from); ``RunnerError`` if it changed since it was entered."""
+        """Each bot's own code, and a game of your own's file, packed once and scattered to the
+        cluster (a future each, by the path it was planned from); ``RunnerError`` if it changed
+        since it was entered."""
         assert self.client is not None
         packs: dict[str, Bundle] = {}
         for job in queue:
@@ -245,6 +248,13 @@ class DaskRunner:
                         f"the code of bot {spec.name!r} changed since it was entered ({path}); restore it"
                     )
                 packs[path] = packed
+        for path in {travelling_game(job.game) for job in queue} - {None}:
+            assert path is not None
+            packed = bundle(path)
+            expected = queue[0].game.get("code_hash")
+            if packed.digest != expected:
+                raise RunnerError(f"the game's code changed since its tournament began ({path}); restore it")
+            packs[path] = packed
         return {path: self.client.scatter(packed, hash=False) for path, packed in packs.items()}
 
     def _failure(self, jobs: list[GameJob], future: Future[Any]) -> Exception:
