@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.markup import escape
@@ -15,13 +15,17 @@ from arena.errors import ArenaError
 
 app = typer.Typer()
 
+#: the suffix of ``--out`` that writes a views file (any game) instead of an .npz dataset
+VIEWS_SUFFIX = ".jsonl"
+T = TypeVar("T")
+
 Tournaments = Annotated[list[str], typer.Argument(help="The tournaments whose games to export.", show_default=False)]
 
 
-def _write(save: Callable[[Path], object], path: Path, what: str) -> None:
+def _write(save: Callable[[Path], T], path: Path, what: str) -> T:
     """``save(path)``, a file that cannot be written said as an ``ArenaError``."""
     try:
-        save(path)
+        return save(path)
     except OSError as error:
         raise ArenaError(
             f"cannot write the {what} {str(path)!r}: {error.strerror or error}; choose another path with --out"
@@ -31,25 +35,52 @@ def _write(save: Callable[[Path], object], path: Path, what: str) -> None:
 @app.command()
 def dataset(
     tournaments: Tournaments,
-    into: Annotated[Path, typer.Option("--out", "-o", help="The file to write (.npz).", show_default=False)],
+    into: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The file to write: .npz (feature planes of arena's games) or .jsonl (each seat's views, any game).",
+            show_default=False,
+        ),
+    ],
     game: Annotated[str | None, typer.Option("--game", "-g", help="Check that the tournaments play this game.")] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Export every position of the tournaments' normally ended games, with the move played and the outcome."""
-    from arena.learning.dataset import export_dataset
+    from arena.learning.dataset import export_dataset, export_views
+    from arena.learning.features import NoEncoding
 
+    if into.suffix.lower() == VIEWS_SUFFIX:
+        with sessions(db, read_only=True).begin() as session:
+            views = _write(lambda path: export_views(session, tournaments, path, game), into, "dataset")
+        _said(
+            f"wrote {views.positions} decisions of {views.games} {views.game.name} games "
+            f"({', '.join(views.sources)}), one line each, to {into}",
+            views.left_out,
+        )
+        return
     with sessions(db, read_only=True).begin() as session:
-        data, left_out = export_dataset(session, tournaments, game)
+        try:
+            data, left_out = export_dataset(session, tournaments, game)
+        except NoEncoding as error:
+            raise NoEncoding(
+                f"{error}; export any game's games as each seat's views instead, one JSON line a "
+                f"decision: --out {into.with_suffix(VIEWS_SUFFIX)}"
+            ) from None
     _write(data.save, into, "dataset")
+    _said(
+        f"wrote {len(data)} positions of {data.games} {data.game.name} games ({', '.join(data.sources)}) to {into}",
+        left_out,
+    )
+
+
+def _said(text: str, left_out: int) -> None:
+    """Say what ``arena dataset`` wrote (``text``) and how many finished games it left out."""
     games = "game" if left_out == 1 else "games"
     skipped = f"; left out {left_out} finished {games} that did not end normally" if left_out else ""
     # soft_wrap: a long path stays on one line, whole, whatever the terminal's width
-    out().print(
-        f"wrote {len(data)} positions of {data.games} {escape(data.game.name)} games "
-        f"({escape(', '.join(data.sources))}) to {escape(str(into))}{skipped}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    out().print(escape(text + skipped), highlight=False, soft_wrap=True)
 
 
 def _hidden(text: str) -> tuple[int, ...]:
