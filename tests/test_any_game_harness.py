@@ -9,7 +9,7 @@ import sys
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob
 from arena.core.timing import TimeControl
-from arena.games import CHANCE
+from arena.games import CHANCE, SIMULTANEOUS
 from arena.games.loading import load_game
 from arena.runners.worker import GameWorker
 from tests.fixtures.harnesskit import COMMANDS, REPO, python_bot
@@ -42,3 +42,17 @@ def test_a_bid_that_is_not_in_the_bidders_hand_forfeits_that_seat():
     assert (record.termination.value, record.offender) == ("illegal_move", 1)
     assert "'0' is not one of seat 1's legal moves" in record.detail
     assert record.points == (1.0, 0.0, 1.0) and record.winner is None
+
+
+def test_a_take_back_removes_the_whole_simultaneous_step_and_keeps_the_chance_outcome_before_it():
+    from arena.core.gameloop import _take_back
+    from arena.core.records import GameRecord, MoveRecord
+
+    game = load_game({"module": str(REPO / "examples" / "games" / "goofspiel.py")}, {"players": 3, "cards": 3})
+    played = [(CHANCE, "1"), (0, "3"), (1, "3"), (2, "1"), (CHANCE, "3"), (0, "2"), (1, "1"), (2, "2")]
+    record = GameRecord(1, moves=[MoveRecord(seat, move, 0.0, None) for seat, move in played])
+    state = _take_back(game, record, 1)  # seat 1's bid of the second round: that round's bids go
+    assert [(m.seat, m.move) for m in record.moves] == played[:5]
+    assert state.to_move == SIMULTANEOUS and state.ply == 5
+    _take_back(game, record, 0)  # now its bid of the first round: the first prize stays drawn
+    assert [(m.seat, m.move) for m in record.moves] == played[:1]

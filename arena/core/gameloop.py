@@ -89,11 +89,17 @@ class Player(ABC):
 
 
 def _take_back(game: Game, record: GameRecord, seat: int) -> State:
-    """Remove ``seat``'s last move and every move after it (and the chance outcomes before it,
-    so that the person's turn comes again); the position before them."""
-    if any(m.seat == seat for m in record.moves):
-        while record.moves.pop().seat != seat:
-            pass
+    """Remove ``seat``'s last move and every move after it, and the rest of the simultaneous
+    step it was part of (the chance outcomes before it stay: a take-back never draws again);
+    the position before them."""
+    own = [index for index, entry in enumerate(record.moves) if entry.seat == seat]
+    if own:
+        cut, reached = 0, 0
+        for _, step in game.steps(game.initial_state(), [m.move for m in record.moves]):
+            if reached > own[-1]:
+                break
+            cut, reached = reached, reached + len(step)
+        del record.moves[cut:]
     return game.replay([m.move for m in record.moves])
 
 
