@@ -27,6 +27,7 @@ from arena.core.text import printable
 from arena.core.timing import SeatClock, TimeControl
 from arena.errors import ArenaError
 from arena.games import SIMULTANEOUS, Game, IllegalMoveError, MoveSyntaxError, State
+from arena.runners.seat import BotPlayer
 from arena.runners.worker import GameWorker
 from arena.store.models import PLAY_HASH, Base, Bot, Entry, GameRow, Tournament, count, get_row
 from arena.store.writes import PlannedGame, add_entry, add_game, add_tournament, save_record
@@ -342,7 +343,7 @@ def play_against(
     sessions: sessionmaker[Session],
     game: Game,
     bot: Bot,
-    spec: BotSpec,
+    spec: BotSpec | Sequence[BotSpec | None],
     human_seat: int,
     control: TimeControl,
     stdin: LineSource,
@@ -350,25 +351,32 @@ def play_against(
     watch: Watcher | None = None,
     game_id: int | None = None,
 ) -> GameRecord:
-    """One game of a person against a bot process, stored like any other game; ``watch`` is
-    told of each turn and move, and ``game_id`` is the game's row if it is made already
-    (``prepare_game``)."""
+    """One game of a person against a bot, stored like any other game: ``spec`` is the bot's
+    (the other seat of two), or each seat's (``None`` for the person's: a game of more seats,
+    a process of its own each, its row made already by ``prepare_game``); ``watch`` is told of
+    each turn and move, and ``game_id`` is the game's row if it is made already. Chance
+    outcomes are drawn from the game's own seed."""
+    specs = list(spec) if isinstance(spec, Sequence) else [None if s == human_seat else spec for s in range(2)]
     with sessions.begin() as session:
         if game_id is None:
-            game_id = prepare_game(session, game, bot, bot_teams(bot.name, 2, human_seat))
+            game_id = prepare_game(session, game, bot, bot_teams(bot.name, len(specs), human_seat))
         seed = get_row(session, GameRow, game_id).seed
     with GameWorker() as worker:
-        hint = bot_hint(worker, spec, game, human_seat, control)
+        other = next(s for s in specs if s is not None)
+        hint = bot_hint(worker, other, game, human_seat, control) if len(specs) == 2 else None
         human = HumanPlayer(stdin, stdout, hint=hint, opponent=printable(bot.name))
-        opponent = worker.player(spec)
-        players = (human, opponent) if human_seat == 0 else (opponent, human)
-        seeds = (derive_seed(seed, 0), derive_seed(seed, 1))
+        bots: dict[int, BotPlayer] = {}
         try:
-            record = play_game(
-                game, players, seeds, control, game_id, Timing(human, watch), derive_seed(seed, "chance")
-            )
+            for seat, seated in enumerate(specs):
+                if seat != human_seat and seated is not None:
+                    bots[seat] = worker.player(seated)
+            players: list[Player] = [human if seat == human_seat else bots[seat] for seat in range(len(specs))]
+            seeds = [derive_seed(seed, seat) for seat in range(len(specs))]
+            chance = derive_seed(seed, "chance")
+            record = play_game(game, players, seeds, control, game_id, Timing(human, watch), chance)
         finally:
-            opponent.close()
+            for player in bots.values():
+                player.close()
     record.clock = control.clock  # stored with the game, as a tournament's games are
     if record.voided is not None:  # nobody to play it again with: it ends without a result
         record.termination, record.detail = Termination.ABORTED, record.voided

@@ -44,10 +44,7 @@ from arena.results.replay import joined, ordinal, result_sentence, seat_names, s
 from arena.store.models import PLAY_HASH, Bot, GameRow, Tournament
 
 if TYPE_CHECKING:
-    from arena.contests.human_play import LineSink, LineSource
-    from arena.core.botspec import BotSpec
-    from arena.core.gameloop import Player
-    from arena.runners.seat import BotPlayer
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -397,56 +394,6 @@ class BrowserGame(Watcher):
         }
 
 
-def play_table(
-    sessions: sessionmaker[Session],
-    game: Game,
-    bot: Bot,
-    specs: Sequence[BotSpec | None],
-    person: int,
-    control: TimeControl,
-    lines: LineSource,
-    said: LineSink,
-    watch: Watcher,
-    game_id: int,
-) -> GameRecord:
-    """One game of more than two seats (its row made by ``prepare_game``): a person in seat
-    ``person``, reading ``lines`` and told ``said``, and ``bot`` in every other seat, a process
-    of its own each (``specs``: each seat's, ``None`` for the person's); stored like any other
-    game, its chance outcomes drawn from the game's own seed."""
-    from arena.contests.human_play import HumanPlayer, Timing
-    from arena.core.gameloop import play_game
-    from arena.core.job import derive_seed
-    from arena.core.records import Termination
-    from arena.core.text import printable
-    from arena.runners.worker import GameWorker
-    from arena.store.models import get_row
-    from arena.store.writes import save_record
-
-    with sessions.begin() as session:
-        seed = get_row(session, GameRow, game_id).seed
-    with GameWorker() as worker:
-        human = HumanPlayer(lines, said, opponent=printable(bot.name))
-        bots: dict[int, BotPlayer] = {}
-        try:
-            for seat, spec in enumerate(specs):
-                if seat != person and spec is not None:
-                    bots[seat] = worker.player(spec)
-            players: list[Player] = [human if seat == person else bots[seat] for seat in range(game.players)]
-            seeds = [derive_seed(seed, seat) for seat in range(game.players)]
-            record = play_game(
-                game, players, seeds, control, game_id, Timing(human, watch), derive_seed(seed, "chance")
-            )
-        finally:
-            for player in bots.values():
-                player.close()
-    record.clock = control.clock  # stored with the game, as a tournament's games are
-    if record.voided is not None:  # nobody to play it again with: it ends without a result
-        record.termination, record.detail = Termination.ABORTED, record.voided
-    with sessions.begin() as session:
-        save_record(session, record)
-    return record
-
-
 class Tables:
     """The games people are playing on this server: started, found by id, left at shutdown."""
 
@@ -602,25 +549,18 @@ class Tables:
         def run() -> None:
             record, failure = None, None
             try:
-                if game.players == 2:
-                    spec = specs[1 - choice.seat]
-                    assert spec is not None
-                    record = play_against(
-                        self.sessions,
-                        game,
-                        bot,
-                        spec,
-                        choice.seat,
-                        control,
-                        table.feed,
-                        table.notices,
-                        watch=table,
-                        game_id=game_id,
-                    )
-                else:
-                    record = play_table(
-                        self.sessions, game, bot, specs, choice.seat, control, table.feed, table.notices, table, game_id
-                    )
+                record = play_against(
+                    self.sessions,
+                    game,
+                    bot,
+                    specs,
+                    choice.seat,
+                    control,
+                    table.feed,
+                    table.notices,
+                    watch=table,
+                    game_id=game_id,
+                )
             except Exception as error:  # the page says so; the server goes on
                 log.exception("game %d in the browser failed", game_id)
                 failure = clean(f"the game could not go on: {error}", 500)
