@@ -53,6 +53,30 @@ def _module_file(module: ModuleType, target: str) -> Path:
     return Path(origin)
 
 
+class NotAModule(ImportError):
+    """A file Python cannot import as a module (not a ``.py`` file)."""
+
+
+def import_file(path: Path, prefix: str, again: bool = False) -> ModuleType:
+    """The module of the ``.py`` file ``path`` under a name of its own (``prefix`` and a hash of
+    the path; bots' modules and games' are imported so): imported once a process, or each time
+    with ``again``. An error of its code is raised as it is, the half-made module forgotten."""
+    name = f"{prefix}_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]}"
+    if name in sys.modules and not again:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise NotAModule(f"{str(path)!r} is not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
 def _import(target: str) -> ModuleType:
     """The module ``target`` (a ``.py`` path or a dotted name), imported once a process."""
     if is_path(target):
@@ -61,20 +85,12 @@ def _import(target: str) -> ModuleType:
             raise GameLoadError(f"game file {target!r} does not exist")
         if path.stat().st_size > MAX_GAME_FILE:
             raise GameLoadError(f"game file {target!r} is larger than {MAX_GAME_FILE >> 20} MiB")
-        name = f"arena_game_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
-        if name in sys.modules:
-            return sys.modules[name]
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise GameLoadError(f"game file {target!r} is not a Python module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
+            return import_file(path, "arena_game")
+        except NotAModule:
+            raise GameLoadError(f"game file {target!r} is not a Python module") from None
         except Exception as error:
-            del sys.modules[name]
             raise GameLoadError(f"game file {target!r} failed to import: {type(error).__name__}: {error}") from None
-        return module
     try:
         return importlib.import_module(target)
     except ModuleNotFoundError as error:

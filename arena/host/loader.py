@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import importlib.util
 import inspect
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.games.loading import NotAModule, import_file
 
 
 class BotLoadError(ArenaError):
@@ -29,18 +27,12 @@ def load_module(target: str) -> ModuleType:
         path = Path(target)
         if not path.is_file():
             raise BotLoadError(f"bot file {target!r} does not exist")
-        name = f"arena_bot_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise BotLoadError(f"bot file {target!r} is not a Python module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
+            return import_file(path, "arena_bot", again=True)
+        except NotAModule:
+            raise BotLoadError(f"bot file {target!r} is not a Python module") from None
         except Exception as error:
-            del sys.modules[name]
             raise BotLoadError(f"bot file {target!r} failed to import: {_describe(error)}") from error
-        return module
     try:
         return importlib.import_module(target)
     except ModuleNotFoundError as error:
