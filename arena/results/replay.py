@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select as sql_select
 from sqlalchemy.orm import Session
 
+from arena.core.gameloop import result_of
 from arena.core.records import Termination
 from arena.core.text import printable
 from arena.errors import ArenaError
@@ -248,8 +249,7 @@ def _check_result(
         said = "a draw" if winner is None else f"{seat_word(names, winner)} winning"
         truth = "a draw" if expected.winner is None else f"{seat_word(names, expected.winner)} winning"
         return f"the record says {said}, but its moves give {truth}"
-    # what the harness stores: the game's own points, else its returns where it gives them
-    given = expected.points if expected.points is not None else expected.returns
+    _, given = result_of(expected)  # what the harness stores
     want = None if given is None else tuple(float(value) for value in given)
     have = None if points is None else tuple(float(value) for value in points)
     if want != have:
