@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.formats.ladder import PAIRINGS, Ladder, spearman
+from arena.formats.ladder import PAIRINGS, Ladder, ranks_of, spearman
 
 ROOT = Path(__file__).resolve().parent.parent
 #: a game's result given (first, second, rng): 0, 1 or None
@@ -51,7 +51,7 @@ def games_needed(pairing: str, truth: list[str], play: Play, seed: int, limit: i
     since = None
     for games in range(1, limit + 1):
         first, second = chooser.next(ladder, rng)
-        ladder.record(first, second, play(first, second, rng))
+        ladder.record((first, second), ranks_of(play(first, second, rng)))
         if found(ladder.order(), truth):
             since = games if since is None else since
             if games - since >= stable:

@@ -12,6 +12,7 @@ import re
 import sqlite3
 import stat
 import zipfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from sqlalchemy import text
 from arena.contests.config import GameDef, TimeDef, parse_config
 from arena.contests.season import create_season, freeze, play_ladder, prune, standings, submit
 from arena.entrants.uploads import MAX_RATIO, MAX_UPLOAD, UploadError, unpack
-from arena.formats.ladder import InformationPairing, Ladder, RandomPairing, RoundRobinPairing, seats
+from arena.formats.ladder import InformationPairing, Ladder, RandomPairing, RoundRobinPairing, ranks_of, seats
 from arena.runners.local import LocalRunner
 from arena.store.database import open_store
 from arena.store.seasons import MAX_PER_HOUR, OutOfSpace, SeasonError, add_teams, hash_token
@@ -132,13 +133,13 @@ def test_information_pairing_plays_a_new_bot_at_once_and_balances_seats():
     rng = random.Random(1)
     for _ in range(30):  # the three settle a little
         first, second = RandomPairing().next(ladder, rng)
-        ladder.record(first, second, 0 if first < second else 1)
+        ladder.record((first, second), ranks_of(0 if first < second else 1))
     ladder.join("new")
     first, second = InformationPairing().next(ladder, rng)
     assert "new" in (first, second)
-    ladder.rungs["a"].games, ladder.rungs["a"].first = 10, 8
-    ladder.rungs["b"].games, ladder.rungs["b"].first = 10, 2
-    assert seats(ladder, "a", "b") == ("b", "a")
+    ladder.rungs["a"].games, ladder.rungs["a"].seated = 10, Counter({0: 8, 1: 2})
+    ladder.rungs["b"].games, ladder.rungs["b"].seated = 10, Counter({0: 2, 1: 8})
+    assert seats(ladder, ("a", "b")) == ("b", "a")
 
 
 def test_information_pairing_skips_the_pairs_taken_and_round_robin_plays_every_pair_both_ways():
@@ -155,6 +156,28 @@ def test_information_pairing_skips_the_pairs_taken_and_round_robin_plays_every_p
     assert sorted(robin.next(ladder, rng) for _ in range(6)) == sorted(
         [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
     )
+
+
+def test_tables_of_three_are_distinct_in_a_batch_seat_each_bot_where_it_sat_least_and_rate_the_order():
+    ladder = Ladder()
+    for name in "abcde":
+        ladder.join(name)
+    rng = random.Random(4)
+    taken: set[frozenset[str]] = set()
+    for _ in range(10):  # every table of three of five, then none is left
+        table = InformationPairing().next(ladder, rng, taken, size=3)
+        assert len(set(table)) == 3 and frozenset(table) not in taken
+        taken.add(frozenset(table))
+    with pytest.raises(ValueError, match="every table of 3 of the 5 bots is taken"):
+        InformationPairing().next(ladder, rng, taken, size=3)
+    ladder.record(("a", "b", "c"), (0, 2, 1))  # a first, c second, b last
+    assert ladder.rungs["a"].rating.mu > ladder.rungs["c"].rating.mu > ladder.rungs["b"].rating.mu
+    assert (ladder.rungs["a"].wins, ladder.rungs["b"].seated[1], ladder.rungs["d"].games) == (1, 1, 0)
+    ladder.record(("a", "b", "c"), (0, 0, 1))  # a and b share first: a draw for both
+    assert (ladder.rungs["a"].draws, ladder.rungs["b"].draws, ladder.rungs["c"].draws) == (1, 1, 0)
+    assert seats(ladder, ("a", "b", "c")) in {("b", "c", "a"), ("c", "a", "b")}  # each where it has not sat yet
+    ladder.join("new")
+    assert "new" in InformationPairing().next(ladder, rng, size=3)  # the most uncertain plays at once
 
 
 def test_the_ladder_orders_a_field_of_known_strengths_with_information_pairing():

@@ -3,12 +3,14 @@ from an installed package's ``arena.games`` entry point; its code hashed with it
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 
 import pytest
 
-from arena.contests.config import parse_config
+from arena.contests.config import GameDef, TimeDef, parse_config
+from arena.contests.season import SeasonError
 from arena.contests.tournament import TournamentError
 from arena.errors import ConfigError
 from arena.games import get_game, get_game_from_spec
@@ -113,18 +115,42 @@ def test_a_module_with_several_games_needs_its_class_named(tmp_path):
     assert load_game({"module": str(two), "class": "Connect4Again"}).name == "connect4b"
 
 
-def test_a_season_of_a_game_of_more_than_two_seats_is_refused_saying_where_it_plays(tmp_path):
-    from arena.contests.config import GameDef, TimeDef
-    from arena.contests.season import SeasonError, create_season
+@pytest.mark.slow
+def test_a_season_of_a_three_seat_game_seats_tables_of_three_on_its_ladder_and_freezes_a_final(tmp_path):
+    from arena.contests.config import parse_config
+    from arena.contests.season import create_season, freeze, play_ladder, standings, submit
+    from arena.runners.local import LocalRunner
     from arena.store.database import open_store
+    from arena.store.seasons import add_teams
+    from arena.web.seasons import ladder_values
 
-    goofspiel = GameDef(module=str(REPO / "examples" / "games" / "goofspiel.py"), params={"players": 3})
-    with pytest.raises(SeasonError) as error:
-        create_season(open_store(f"sqlite:///{tmp_path / 's.db'}"), "spring", goofspiel, TimeDef(), tmp_path)
-    assert str(error.value) == (
-        "season 'spring': a season's ladder pairs two teams a game; goofspiel has 3 seats "
-        "(play it in a tournament: its round robins seat tables of any size)"
-    )
+    goofspiel = REPO / "examples" / "games" / "goofspiel.py"
+    sessions = open_store(f"sqlite:///{tmp_path / 's.db'}")
+    game = GameDef(module=str(goofspiel), params={"players": 3, "cards": 5})
+    create_season(sessions, "spring", game, TimeDef(move=1.0), tmp_path / "files")
+    tokens = add_teams(sessions, "spring", ["red", "blue", "green", "gold"])
+    random_bot = (REPO / "bots" / "randombot.py").read_bytes()
+    for team in ("red", "blue"):
+        outcome = submit(sessions, "spring", tokens[team], "rnd.py", random_bot)
+        assert outcome.status == "active", outcome.log
+        assert outcome.log.startswith("validated: a whole game against itself, ")
+    with pytest.raises(SeasonError, match="has 2 active versions; its ladder needs 3, a game's seats"):
+        play_ladder(sessions, "spring", LocalRunner(1), 1, 1)
+    for team in ("green", "gold"):
+        assert submit(sessions, "spring", tokens[team], "rnd.py", random_bot).status == "active"
+    tables: list[tuple[str, ...]] = []
+    played = play_ladder(sessions, "spring", LocalRunner(2), 8, 2, lambda record, names: tables.append(names))
+    assert played == 8 and all(len(table) == 3 and len(set(table)) == 3 for table in tables)
+    rows = standings(sessions, "spring")
+    assert sorted(r.team for r in rows) == ["blue", "gold", "green", "red"]
+    assert sum(r.games for r in rows) == 24 and all(r.sigma < 25 / 3 for r in rows)
+    assert sum(r.wins for r in rows) + sum(r.draws for r in rows) >= 8  # every game has a first place
+    page = ladder_values(sessions, "spring")
+    assert len(page["games"]) == 8 and all(len(g["seats"]) == 3 for g in page["games"])
+    assert all(re.search(r"(first|second|third)", g["result"]) for g in page["games"] if g["status"] == "finished")
+    text = freeze(sessions, "spring", top=3, folder=tmp_path, games_per_pair=1)
+    config = parse_config(text, "final.yaml", tmp_path)
+    assert config.game.players == 3 and len(config.team_bots()) == 3
 
 
 def test_arena_play_and_arena_match_take_a_game_by_its_file(folder):
@@ -165,3 +191,25 @@ def test_a_dataset_of_a_game_of_your_own_is_refused_saying_which_games_have_an_e
         "no encoding for game 'connect4': datasets and learning bots encode arena's four games "
         "(tictactoe, uttt, xtreme, othello) only"
     )
+
+
+def test_arena_season_create_takes_a_game_file_and_its_parameters(tmp_path):
+    from tests.fixtures.harnesskit import arena
+
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    game = str(REPO / "examples" / "games" / "goofspiel.py")
+    made = arena(
+        "season", "create", "spring", "--game", game, "--param", "players=4", "-p", "cards=8", "--db", db, cwd=tmp_path
+    )
+    assert made.returncode == 0, made.stderr
+    assert "Created season 'spring': goofspiel," in made.stdout
+    from arena.store.database import open_store
+    from arena.store.seasons import get_season
+
+    with open_store(db).begin() as session:
+        stored = get_season(session, "spring").game
+    assert stored["params"] == {"players": 4, "cards": 8} and stored["module"] == game
+    wrong = arena("season", "create", "autumn", "--game", game, "--param", "players", "--db", db, cwd=tmp_path)
+    assert wrong.returncode != 0 and "--param 'players': write it NAME=VALUE (e.g. size=6)" in wrong.stderr
+    too_many = arena("season", "create", "autumn", "--game", game, "-p", "players=9", "--db", db, cwd=tmp_path)
+    assert too_many.returncode != 0 and f"--game {game!r}: " in too_many.stderr

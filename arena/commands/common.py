@@ -21,6 +21,8 @@ from arena.errors import ArenaError
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
+    from arena.contests.config import GameDef
+
 Db = Annotated[str, typer.Option("--db", envvar="ARENA_DB", help="Database URL (SQLAlchemy).")]
 #: a team's token: from ARENA_TOKEN, a file or a prompt (``secret``); ``--token`` still works
 Token = Annotated[
@@ -32,6 +34,15 @@ TokenFile = Annotated[
     typer.Option(help="A file whose first line is the team's token: it stays off the command line."),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+#: a game: arena's or an installed one by name, or a user's by its ``.py`` file (``chosen_game``)
+GameName = Annotated[
+    str,
+    typer.Option("--game", "-g", help="The game: tictactoe, uttt, xtreme, othello, an installed one, or a .py file."),
+]
+GameParams = Annotated[
+    list[str] | None,
+    typer.Option("--param", "-p", help="A parameter of the game, NAME=VALUE (e.g. size=6); repeat for more."),
+]
 DEFAULT_DB = "sqlite:///db/arena.sqlite3"
 #: the longest move time the commands that play accept (as a tournament file's ``time.move``)
 MAX_MOVE_TIME = 86_400.0
@@ -120,6 +131,33 @@ def print_listing(
     for row in rows:
         table.add_row(*cells(*row_cells(row)))
     out().print(table)
+
+
+def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
+    """The game of ``--game`` (a name, or a user's game by its file, resolved from the current
+    folder) with its ``--param NAME=VALUE`` parameters (each value read as YAML: ``6``, ``true``,
+    ``text``); ``ArenaError`` saying what is wrong."""
+    import yaml
+    from pydantic import ValidationError
+
+    from arena.contests.config import GameDef
+    from arena.games.loading import is_path
+
+    values: dict[str, Any] = {}
+    for param in params or ():
+        key, equals, value = param.partition("=")
+        if not equals or not key.strip():
+            raise ArenaError(f"--param {param!r}: write it NAME=VALUE (e.g. size=6)")
+        try:
+            values[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            values[key.strip()] = value
+    try:
+        if is_path(game):
+            return GameDef(module=str(Path(game).resolve()), params=values)
+        return GameDef(name=game, params=values)
+    except ValidationError as error:
+        raise ArenaError(f"--game {game!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
 
 
 def sessions(db: str, read_only: bool = False, create: bool = True) -> sessionmaker[Session]:

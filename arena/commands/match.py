@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from arena.commands.common import DEFAULT_DB, MAX_MOVE_TIME, Db, check_text, out, sessions, warn_if_root
+from arena.commands.common import (
+    DEFAULT_DB,
+    MAX_MOVE_TIME,
+    Db,
+    GameName,
+    GameParams,
+    check_text,
+    chosen_game,
+    out,
+    sessions,
+    warn_if_root,
+)
 from arena.core.text import printable
 from arena.errors import ArenaError
 
@@ -28,7 +39,7 @@ MAX_GAMES = 1_000_000
 def match(
     first: Annotated[str, typer.Argument(help="A registered bot, a module (bots.uct) or a .py file.")],
     second: Annotated[str, typer.Argument(help="The bot it plays against, given the same way.")],
-    game: Annotated[str, typer.Option("--game", "-g", help="The game: tictactoe, uttt, xtreme or othello.")],
+    game: GameName,
     games: Annotated[
         int, typer.Option("--games", "-n", min=2, max=MAX_GAMES, help="The most games: an even number (pairs).")
     ] = 100,
@@ -51,6 +62,7 @@ def match(
         str, typer.Option(help="How the bots' time is counted: wall or cpu (cpu: paced, the same moves when busy).")
     ] = "wall",
     seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="The seed every pair's seed derives from.")] = 0,
+    params: GameParams = None,
     name: Annotated[
         str | None, typer.Option(help="Store it as this tournament (default: match-FIRST-SECOND-TIME).")
     ] = None,
@@ -62,11 +74,10 @@ def match(
     tournament (arena leaderboard, report, replay)."""
     from pydantic import ValidationError
 
-    from arena.contests.config import GameDef, TimeDef
+    from arena.contests.config import TimeDef
     from arena.contests.match import Duel, default_name, match_config, side
     from arena.contests.run import log_file, logging_to
     from arena.errors import ConfigError
-    from arena.games.loading import is_path
     from arena.runners.local import LocalRunner
     from arena.stats.sprt import parse_settings
 
@@ -74,10 +85,7 @@ def match(
         raise ArenaError(f"--games {games}: give an even number; the games are played in pairs, seats swapped")
     settings = None if sprt is None else parse_settings(sprt, "--sprt")
     check_text("the current folder", str(Path.cwd()))  # bot files are stored relative to it
-    try:  # a game's name, or a game of your own by its file
-        game_def = GameDef(module=str(Path(game).resolve())) if is_path(game) else GameDef(name=game)
-    except ValidationError as error:
-        raise ArenaError(f"--game {game!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    game_def = chosen_game(game, params)
     if game_def.players != 2:
         raise ArenaError(f"--game {game!r}: a match is between two bots; {game_def.name} has {game_def.players} seats")
     if increment and bank is None:

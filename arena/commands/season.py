@@ -7,7 +7,19 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import DEFAULT_DB, Db, Token, TokenFile, out, print_json, secret, sessions
+from arena.commands.common import (
+    DEFAULT_DB,
+    Db,
+    GameName,
+    GameParams,
+    Token,
+    TokenFile,
+    chosen_game,
+    out,
+    print_json,
+    secret,
+    sessions,
+)
 from arena.core.text import printable
 from arena.errors import ArenaError
 
@@ -27,27 +39,33 @@ def _say(text: str) -> None:
 @season_app.command("create")
 def create(
     name: Name,
-    game: Annotated[str, typer.Option("--game", "-g", help="The game: tictactoe, uttt, xtreme or othello.")],
+    game: GameName,
     move_time: Annotated[float, typer.Option("--time", "-t", min=0.001, help="Seconds a move.")] = 1.0,
     clock: Annotated[str, typer.Option(help="wall or cpu: how the bots' time is counted.")] = "wall",
     keep: Annotated[int, typer.Option(min=1, max=100, help="Versions of a team that stay on the ladder.")] = 1,
     folder: Annotated[
         Path | None, typer.Option(help="Where submitted files are kept (default: beside the database).")
     ] = None,
+    params: GameParams = None,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Create season NAME: its game, time control, and its ladder."""
+    """Create season NAME: its game (of any number of seats: the ladder seats as many versions a
+    game), time control, and its ladder."""
     from pydantic import ValidationError
 
-    from arena.contests.config import GameDef, TimeDef
+    from arena.contests.config import TimeDef
     from arena.contests.season import create_season
 
+    game_def = chosen_game(game, params)
     try:
-        game_def, time_def = GameDef(name=game), TimeDef(move=move_time, clock=clock)
+        time_def = TimeDef(move=move_time, clock=clock)
     except ValidationError as error:
         raise ArenaError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
     create_season(sessions(db), name, game_def, time_def, folder or _beside(db) / "seasons" / _safe(name), keep)
-    _say(f"Created season {name!r}: {game}, {time_def.control().describe()}; add teams with 'arena season teams add'.")
+    _say(
+        f"Created season {name!r}: {game_def.name}, {time_def.control().describe()}; "
+        "add teams with 'arena season teams add'."
+    )
 
 
 @teams_app.command("add")
@@ -152,12 +170,22 @@ def ladder(
     _say(f"Played {played} ladder games; see 'arena season standings {name}'.")
 
 
-def _told(record: object, names: tuple[str, str]) -> None:
-    """A line for a ladder game that ended: ``game 12: red v2 beat blue v1 (normal, 9 moves)``."""
+def _told(record: object, names: tuple[str, ...]) -> None:
+    """A line for a ladder game that ended: ``game 12: red v2 beat blue v1 (normal, 9 moves)``;
+    of more seats, ``game 12: green v1 first, red v2 second, blue v1 second (...)``."""
     from arena.core.records import GameRecord
+    from arena.games.base import places
+    from arena.results.replay import ordinal
 
     assert isinstance(record, GameRecord)
-    if record.winner is None:
+    if len(names) > 2 and record.points is not None:
+        outcome = ", ".join(
+            f"{names[seat]} {ordinal(place)}"
+            for place, seat in sorted((place, seat) for seat, place in enumerate(places(record.points)))
+        )
+    elif len(names) > 2:
+        outcome = f"{', '.join(names)} ended with no result"
+    elif record.winner is None:
         outcome = f"{names[0]} and {names[1]} drew"
     else:
         outcome = f"{names[record.winner]} beat {names[1 - record.winner]}"

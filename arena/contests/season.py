@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import shutil
 import time
 from collections.abc import Callable
@@ -23,8 +24,8 @@ from arena.core.records import GameRecord
 from arena.entrants.uploads import MAX_UNPACKED, UploadError, unpack
 from arena.errors import ArenaError
 from arena.formats.ladder import InformationPairing, Ladder
-from arena.games import get_game_from_spec
-from arena.store.models import Bot, Entry, GameRow, Tournament, count, game_seats
+from arena.games import GAMES, get_game_from_spec
+from arena.store.models import Bot, Entry, GameRow, Tournament, count
 from arena.store.seasons import (
     Frozen,
     RateLimited,
@@ -66,11 +67,6 @@ def create_season(
         problem = "use letters, digits, spaces and . _ + - (at most 88 characters), a letter or digit first"
     if problem:
         raise SeasonError(f"season {name!r}: {problem}")
-    if game.players != 2:
-        raise SeasonError(
-            f"season {name!r}: a season's ladder pairs two teams a game; {game.name} has {game.players} seats "
-            "(play it in a tournament: its round robins seat tables of any size)"
-        )
     with sessions.begin() as session:
         if session.scalars(select(Season.id).where(Season.name == name)).first() is not None:
             raise SeasonError(f"season {name!r} exists already")
@@ -189,7 +185,7 @@ def _validate(
     time_def: Any,
 ) -> tuple[str, str, int | None]:
     """Register the bot (loaded in the sandbox, asked what it is), then play it against itself
-    under the season's time control: (status, log, bot id)."""
+    (in every seat) under the season's time control: (status, log, bot id)."""
     from arena.contests import roster
     from arena.contests.registration import RegistrationError, Smoke, register_bot
     from arena.core.gameloop import play_game
@@ -202,7 +198,7 @@ def _validate(
             kind=interface,
             target=target,
             params={},
-            games=[game["name"]],
+            games=[game["name"]] if game["name"] in GAMES else [],  # a game of the organiser's: checked by playing it
             python=None,
             base=base,
             smoke=Smoke(play=False),
@@ -215,9 +211,9 @@ def _validate(
     control = TimeDef.model_validate(time_def).control()
     engine = get_game_from_spec(game)
     with GameWorker() as worker:
-        players = (worker.player(spec), worker.player(spec))
+        players = tuple(worker.player(spec) for _ in range(engine.players))
         try:
-            record = play_game(engine, players, (derive_seed(name, 0), derive_seed(name, 1)), control)
+            record = play_game(engine, players, tuple(derive_seed(name, seat) for seat in range(len(players))), control)
         finally:
             for player in players:
                 player.close()
@@ -235,7 +231,10 @@ def _judge(record: GameRecord) -> tuple[str, str]:
         text = f"the bot forfeited its validation game against itself after {moves} moves ({record.termination.value})"
         text += f": {record.detail}" + (f"\n\nits stderr:\n{stderr}" if stderr else "")
         return "error", text
-    ended = "a draw" if record.winner is None else f"won by seat {record.winner}"
+    if record.winner is not None:
+        ended = f"won by seat {record.winner}"
+    else:
+        ended = "a draw" if len(record.stderr) == 2 else "no seat alone on top"
     return "active", f"validated: a whole game against itself, {moves} moves, {ended}"
 
 
@@ -307,20 +306,13 @@ def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tup
     """The ladder's ratings now: every finished game of the season rated in the order played
     (retired versions' games count for their opponents), then only the active versions kept;
     and the active versions by their entry's name (``TEAM vN``)."""
+    from arena.contests.stages import results
+
     ladder = Ladder()
-    names = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == season.tournament_id)).all())
-    for name in names.values():
+    for name in session.scalars(select(Entry.team).where(Entry.tournament_id == season.tournament_id)):
         ladder.join(name)
-    where = (
-        GameRow.tournament_id == season.tournament_id,
-        GameRow.status == "finished",
-        GameRow.termination != "aborted",
-    )
-    seats = game_seats(session, *where)
-    finished = session.execute(select(GameRow.id, GameRow.winner).where(*where).order_by(GameRow.id))
-    for game_id, winner in finished:  # a forfeit is the offender's loss (its winner is the other)
-        first, second = seats[game_id]
-        ladder.record(names[first.entry_id], names[second.entry_id], winner)
+    for game in results(session, session.get_one(Tournament, season.tournament_id), "standard"):
+        ladder.record(game.teams, game.ranks())  # a forfeit: the offender's loss (last of more)
     on = {f"{team.name} v{submission.version}": (team, submission) for team, submission in active(session, season)}
     for name in set(ladder.rungs) - set(on):
         ladder.leave(name)
@@ -349,15 +341,16 @@ def play_ladder(
     runner: GameRunner,
     games: int | None,
     workers: int,
-    on_record: Callable[[GameRecord, tuple[str, str]], None] = lambda record, names: None,
+    on_record: Callable[[GameRecord, tuple[str, ...]], None] = lambda record, names: None,
     prune_after: float = PRUNE_AFTER_DAYS,
 ) -> int:
-    """Play the ladder: ``workers`` games at a time, each pair chosen by information on the
-    ratings of all games stored so far (a version submitted meanwhile joins at the next batch),
-    until ``games`` games (``None``: for ever); the games played, each given to ``on_record``
-    with the names of its versions (``TEAM vN``, first to move first). Before each batch, the files
-    of versions retired ``prune_after`` days ago go (``prune``). ``SeasonError`` while fewer
-    than two versions are active."""
+    """Play the ladder: ``workers`` games at a time, each table (a pair, or as many versions
+    as the game has seats) chosen by information on the ratings of all games stored so far (a
+    version submitted meanwhile joins at the next batch), until ``games`` games (``None``: for
+    ever); the games played, each given to ``on_record`` with the names of its versions
+    (``TEAM vN``) in seat order. Before each batch, the files of versions retired
+    ``prune_after`` days ago go (``prune``). ``SeasonError`` while fewer versions are active
+    than the game has seats."""
     from arena.contests import roster
     from arena.contests.tournament import play_and_store
 
@@ -369,30 +362,32 @@ def play_ladder(
         with sessions.begin() as session:
             season = get_season(session, season_name)
             ladder, on = load_ladder(session, season)
-            if len(on) < 2:
-                raise SeasonError(f"season {season_name!r} has {len(on)} active versions; the ladder needs two")
+            size = get_game_from_spec(season.game).players
+            if len(on) < size:
+                raise SeasonError(
+                    f"season {season_name!r} has {len(on)} active versions; its ladder needs {size}, a game's seats"
+                )
             control = TimeDef.model_validate(season.time_control).control()
-            batch: list[tuple[str, str]] = []
+            batch: list[tuple[str, ...]] = []
             taken: set[frozenset[str]] = set()
             wanted = workers if games is None else games - played
-            for _ in range(min(workers, len(on) * (len(on) - 1) // 2, wanted)):
-                first, second = pairing.next(ladder, rng, taken)
-                taken.add(frozenset((first, second)))
-                batch.append((first, second))
+            for _ in range(min(workers, math.comb(len(on), size), wanted)):
+                batch.append(pairing.next(ladder, rng, taken, size))
+                taken.add(frozenset(batch[-1]))
             jobs, names = [], {}
             number = count(session, GameRow, GameRow.tournament_id == season.tournament_id)
-            for first, second in batch:
-                seat0, seat1 = (on[name][1].entry_id for name in (first, second))
-                assert seat0 is not None and seat1 is not None  # an active version has its entry
-                bots = [session.get_one(Bot, on[name][1].bot_id) for name in (first, second)]
+            for table in batch:
+                submissions = [on[name][1] for name in table]
+                entries = tuple(submission.entry_id or 0 for submission in submissions)  # an active one has its entry
                 seed = derive_seed(season_name, "ladder", number)
-                game_id = add_game(
-                    session, season.tournament_id, PlannedGame(0, 0, number, number, (seat0, seat1), seed)
-                )
+                game_id = add_game(session, season.tournament_id, PlannedGame(0, 0, number, number, entries, seed))
                 number += 1
-                specs = (roster.spec(bots[0], first), roster.spec(bots[1], second))
+                specs = tuple(
+                    roster.spec(session.get_one(Bot, s.bot_id), name)
+                    for s, name in zip(submissions, table, strict=True)
+                )
                 jobs.append(GameJob(game_id, season.game, specs, seed, control))
-                names[game_id] = (first, second)
+                names[game_id] = table
         unplayable: list[int] = []
         for record in play_and_store(sessions, runner, jobs, control.max_replays, lambda *_: None, unplayable):
             played += 1
@@ -441,7 +436,7 @@ def freeze(sessions: sessionmaker[Session], season_name: str, top: int, folder: 
                 bots[standing.team] = {"course" if submission.interface == "course2019" else "path": str(stored)}
         document = {
             "name": f"{season_name} final",
-            "game": season.game,
+            "game": {key: value for key, value in season.game.items() if key != "code_hash"},  # hashed afresh
             "time": season.time_control,
             "bots": bots,
             "stages": [{"name": "final", "games_per_pair": games_per_pair}],

@@ -1,16 +1,19 @@
-"""A ladder's pairings: which two bots play next, chosen for what the game will teach.
+"""A ladder's pairings: which bots play next, chosen for what the game will teach.
 
-A ladder never ends and has no schedule: it plays one pair after another while bots come and
-go, and rates every game as it finishes (TrueSkill). The pairing follows what simulation
-ladders (Kaggle's, Halite's) do, by information rather than at random: the next game is the
-pair with the most to teach, the highest ``quality * (sigma_a**2 + sigma_b**2)``:
+A ladder never ends and has no schedule: it plays one game after another while bots come and
+go, and rates every game as it finishes (TrueSkill, from the finishing order of any number of
+seats). The pairing follows what simulation ladders (Kaggle's, Halite's) do, by information
+rather than at random: the next game is the table (a pair, or as many bots as the game has
+seats) with the most to teach, the highest ``quality * (sigma_a**2 + sigma_b**2 + ...)``:
 
 - **uncertain bots play more**: ``sigma**2``, a bot's variance, is large for a new or changed
   bot (it starts at the prior) and shrinks as it plays, so a new bot plays at once and often,
   and a settled one now and then;
-- **against opponents of their level**: TrueSkill's *match quality* of the two (the probability
-  of a draw, high when the outcome is least predictable: the game that moves the ratings most);
-- **seats balanced**: the one of the two that has moved first less often moves first (``seats``).
+- **against opponents of their level**: TrueSkill's *match quality* of the table (the
+  probability of a draw, high when the outcome is least predictable: the game that moves the
+  ratings most);
+- **seats balanced**: each bot sits where it has sat least (``seats``; of two, the one that has
+  moved first less often moves first).
 
 Ties are broken at random; the benchmark (benchmarks/ladder.py) compared this with drawing the
 player by its sigma and the opponent by quality, which needs more games.
@@ -22,24 +25,27 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Sequence, Set
+from collections import Counter
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, field
 
 import trueskill
 
-#: pairs whose information is within this share of the best are tied (one is drawn)
+#: tables whose information is within this share of the best are tied (one is drawn)
 TIE = 1e-3
+#: tables of at most this many seats are seated by trying every order
+MAX_SEATING = 6
 
 
 @dataclass(slots=True)
 class Rung:
-    """One bot on the ladder (its rung): its rating, how often it played, moved first, won and
-    drew."""
+    """One bot on the ladder (its rung): its rating, how often it played, sat in each seat, won
+    (finished first alone) and drew (finished first with others)."""
 
     name: str
     rating: trueskill.Rating
     games: int = 0
-    first: int = 0
+    seated: Counter[int] = field(default_factory=Counter)
     wins: int = 0
     draws: int = 0
 
@@ -64,20 +70,20 @@ class Ladder:
         """Take a bot off the ladder (a retired version)."""
         self.rungs.pop(name, None)
 
-    def record(self, first: str, second: str, winner: int | None) -> None:
-        """Rate a finished game: ``first`` moved first; ``winner`` 0, 1 or ``None`` (a draw)."""
-        a, b = self.rungs[first], self.rungs[second]
-        if winner is None:
-            a.rating, b.rating = trueskill.rate_1vs1(a.rating, b.rating, drawn=True, env=self.env)
-        elif winner == 0:
-            a.rating, b.rating = trueskill.rate_1vs1(a.rating, b.rating, env=self.env)
-        else:
-            b.rating, a.rating = trueskill.rate_1vs1(b.rating, a.rating, env=self.env)
-        a.games, b.games, a.first = a.games + 1, b.games + 1, a.first + 1
-        if winner is None:
-            a.draws, b.draws = a.draws + 1, b.draws + 1
-        else:
-            (a, b)[winner].wins += 1
+    def record(self, names: Sequence[str], ranks: Sequence[int]) -> None:
+        """Rate a finished game: ``names`` its bots in seat order, ``ranks`` each seat's place (0
+        the first, equal places tied; ``ranks_of`` gives a two-seat game's)."""
+        rungs = [self.rungs[name] for name in names]
+        rated = self.env.rate([(rung.rating,) for rung in rungs], ranks=list(ranks))
+        best = min(ranks)
+        for seat, (rung, (rating,), rank) in enumerate(zip(rungs, rated, ranks, strict=True)):
+            rung.rating, rung.games = rating, rung.games + 1
+            rung.seated[seat] += 1
+            if rank == best:
+                if list(ranks).count(best) == 1:
+                    rung.wins += 1
+                else:
+                    rung.draws += 1
 
     def order(self) -> list[str]:
         """The bots best first, by mu - 3 sigma (then by name)."""
@@ -85,25 +91,34 @@ class Ladder:
 
 
 class InformationPairing:
-    """Pairs by information: the pair of highest ``quality * (sigma_a**2 + sigma_b**2)``, seats
-    balanced."""
+    """Pairs by information: the table (two bots, or the game's seats) of highest
+    ``quality * sum(sigma**2)``, seats balanced."""
 
     name = "information"
 
-    def next(self, ladder: Ladder, rng: random.Random, taken: Set[frozenset[str]] = frozenset()) -> tuple[str, str]:
-        """The next game: (first to move, second); none of the pairs ``taken`` (the games of a
-        batch already chosen)."""
+    def next(
+        self, ladder: Ladder, rng: random.Random, taken: Set[frozenset[str]] = frozenset(), size: int = 2
+    ) -> tuple[str, ...]:
+        """The next game's bots in seat order; not one of the tables ``taken`` (the games of a
+        batch already chosen). Two seats: the best pair of all. More: grown from the best pairs,
+        each time by the bot that makes the table most informative (an exact search of every
+        table would cost a quality of each of C(n, size) tables a game)."""
         names = sorted(ladder.rungs)
-        best, chosen = -1.0, []
-        for a, b in itertools.combinations(names, 2):
-            if taken and frozenset((a, b)) in taken:
-                continue
-            value = information(ladder, a, b)
-            if value > best * (1 + TIE):
-                best, chosen = value, [(a, b)]
-            elif value >= best * (1 - TIE):
-                chosen.append((a, b))
-        return seats(ladder, *rng.choice(chosen))
+        pairs = _best_first(((pair, information(ladder, pair)) for pair in itertools.combinations(names, 2)), rng)
+        for pair in pairs:
+            table = list(pair)
+            while len(table) < size:
+                grown = [
+                    (tuple(table) + (name,), information(ladder, [*table, name]))
+                    for name in names
+                    if name not in table and (len(table) + 1 < size or frozenset((*table, name)) not in taken)
+                ]
+                if not grown:
+                    break
+                table = list(_best_first(grown, rng)[0])
+            if len(table) == size and frozenset(table) not in taken:
+                return seats(ladder, table)
+        raise ValueError(f"every table of {size} of the {len(names)} bots is taken")
 
 
 class RandomPairing:
@@ -136,17 +151,51 @@ class RoundRobinPairing:
 PAIRINGS = {pairing.name: pairing for pairing in (InformationPairing, RandomPairing, RoundRobinPairing)}
 
 
-def information(ladder: Ladder, a: str, b: str) -> float:
-    """What a game of ``a`` and ``b`` would teach: their match quality times their variances."""
-    first, second = ladder.rungs[a].rating, ladder.rungs[b].rating
-    quality = trueskill.quality_1vs1(first, second, env=ladder.env)
-    return float(quality * (first.sigma**2 + second.sigma**2))
+def information(ladder: Ladder, table: Sequence[str]) -> float:
+    """What a game of the bots of ``table`` would teach: their match quality times the sum of
+    their variances."""
+    ratings = [ladder.rungs[name].rating for name in table]
+    if len(ratings) == 2:
+        quality = trueskill.quality_1vs1(*ratings, env=ladder.env)
+    else:
+        quality = ladder.env.quality([(rating,) for rating in ratings])
+    return float(quality * sum(rating.sigma**2 for rating in ratings))
 
 
-def seats(ladder: Ladder, a: str, b: str) -> tuple[str, str]:
-    """(first, second): the one who moved first less often (of its games) moves first."""
-    share = {name: ladder.rungs[name].first / max(1, ladder.rungs[name].games) for name in (a, b)}
-    return (a, b) if share[a] <= share[b] else (b, a)
+def _best_first(scored: Iterable[tuple[tuple[str, ...], float]], rng: random.Random) -> list[tuple[str, ...]]:
+    """The tables of ``scored`` (table, information), most informative first; tables within
+    ``TIE`` of each other in a random order."""
+    tables = sorted(scored, key=lambda item: -item[1])
+    ordered: list[tuple[str, ...]] = []
+    while tables:
+        top = tables[0][1]
+        tied = [table for table, value in tables if value >= top * (1 - TIE)]
+        rng.shuffle(tied)
+        ordered += tied
+        tables = tables[len(tied) :]
+    return ordered
+
+
+def seats(ladder: Ladder, table: Sequence[str]) -> tuple[str, ...]:
+    """``table`` in seat order: each bot where it has sat least, by share of its games (the
+    order of least total share; two seats: the one who moved first less often moves first)."""
+
+    def share(name: str, seat: int) -> float:
+        rung = ladder.rungs[name]
+        return rung.seated[seat] / max(1, rung.games)
+
+    if len(table) <= MAX_SEATING:
+        orders: Iterable[Sequence[str]] = itertools.permutations(table)
+        return tuple(min(orders, key=lambda order: sum(share(name, seat) for seat, name in enumerate(order))))
+    chosen: list[str] = []  # a big table: seat by seat, the bot that sat there least
+    for seat in range(len(table)):
+        chosen.append(min((name for name in table if name not in chosen), key=lambda name: share(name, seat)))
+    return tuple(chosen)
+
+
+def ranks_of(winner: int | None) -> tuple[int, int]:
+    """A two-seat game's places from its winner (``None``: a draw)."""
+    return (0, 0) if winner is None else ((0, 1) if winner == 0 else (1, 0))
 
 
 def spearman(first: Sequence[str], second: Sequence[str]) -> float:

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session, aliased, sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
@@ -30,7 +30,9 @@ from starlette.routing import BaseRoute, Route
 
 from arena.contests.season import Outcome, ranked, submit
 from arena.entrants.uploads import MAX_UPLOAD
-from arena.store.models import Entry, GameRow, GameSeat
+from arena.games.base import places
+from arena.results.replay import joined, ordinal
+from arena.store.models import Entry, GameRow, GameSeat, game_seats, reported_points
 from arena.store.seasons import (
     BadToken,
     Frozen,
@@ -140,18 +142,17 @@ def ladder_values(sessions: sessionmaker[Session], name: str) -> dict[str, Any]:
     with sessions() as session:
         season = _season(session, name)
         rows = ranked(session, season)
-        first, second = aliased(GameSeat), aliased(GameSeat)
-        one, other = aliased(Entry), aliased(Entry)
+        where = GameRow.tournament_id == season.tournament_id
         games = session.execute(
-            select(GameRow.id, GameRow.status, GameRow.winner, GameRow.termination, one.team, other.team)
-            .join(first, (first.game_id == GameRow.id) & (first.seat == 0))
-            .join(second, (second.game_id == GameRow.id) & (second.seat == 1))
-            .join(one, one.id == first.entry_id)
-            .join(other, other.id == second.entry_id)
-            .where(GameRow.tournament_id == season.tournament_id)
+            select(GameRow.id, GameRow.status, GameRow.winner, GameRow.termination)
+            .where(where)
             .order_by(GameRow.id.desc())
             .limit(RECENT)
         ).all()
+        seats = game_seats(session, where, GameRow.id.in_([g.id for g in games]))
+        names = dict(
+            session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == season.tournament_id)).all()
+        )
         played = session.scalar(
             select(func.count()).where(GameRow.tournament_id == season.tournament_id, GameRow.status == "finished")
         )
@@ -160,10 +161,31 @@ def ladder_values(sessions: sessionmaker[Session], name: str) -> dict[str, Any]:
             "tournament_id": season.tournament_id,
             "standings": rows,
             "games": [
-                {"id": g[0], "status": g[1], "winner": g[2], "termination": g[3], "seats": (g[4], g[5])} for g in games
+                {
+                    "id": g.id,
+                    "status": g.status,
+                    "termination": g.termination,
+                    "seats": [names[seat.entry_id] for seat in seats[g.id]],
+                    "result": _result(g.status, g.winner, [names[seat.entry_id] for seat in seats[g.id]], seats[g.id]),
+                }
+                for g in games
             ],
             "played": played or 0,
         }
+
+
+def _result(status: str, winner: int | None, teams: list[str], seats: list[GameSeat]) -> str:
+    """A ladder game's result as the ladder page writes it: ``red v2 wins``, ``draw``; of more
+    seats its finishing order, ``green v1 first, red v2 and blue v1 second``."""
+    if status != "finished":
+        return status
+    points = reported_points(seats)
+    if len(teams) == 2 or points is None:
+        return "draw" if winner is None else f"{teams[winner]} wins"
+    by_place: dict[int, list[str]] = {}
+    for team, place in zip(teams, places(points), strict=True):
+        by_place.setdefault(place, []).append(team)
+    return ", ".join(f"{joined(names)} {ordinal(place)}" for place, names in sorted(by_place.items()))
 
 
 @dataclass(frozen=True)
