@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -94,9 +95,10 @@ def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSet
     ]
 
 
-@dataclass(slots=True)
+@dataclass
 class Results:
-    """Everything the leaderboard and the report show of one tournament."""
+    """Everything the leaderboard and the report show of one tournament (what is worked out
+    from every game, such as ``has_course_points``, is worked out once)."""
 
     tournament: Tournament
     config: TournamentDef
@@ -135,7 +137,7 @@ class Results:
             return []
         return self.standings[:3]
 
-    @property
+    @cached_property
     def has_course_points(self) -> bool:
         """Whether the game reports points of its own (xtreme's course points, a game's returns)."""
         return any(g.raw_points is not None for g in self.games)
@@ -153,7 +155,7 @@ class Results:
         them and they are not the points already (xtreme's course2019 scoring)."""
         return self.has_course_points and self.config.scoring != "course2019"
 
-    @property
+    @cached_property
     def seat_count(self) -> int:
         """The most seats a game of the tournament has (2 before any is scheduled)."""
         return max((len(g.teams) for g in self.games), default=2)
@@ -164,7 +166,15 @@ class Results:
 
     def games_of(self, team: str) -> list[GameSummary]:
         """``team``'s games, in schedule order."""
-        return [g for g in self.games if team in g.seats]
+        return self._games_by_team.get(team, [])
+
+    @cached_property
+    def _games_by_team(self) -> dict[str, list[GameSummary]]:
+        by_team: dict[str, list[GameSummary]] = defaultdict(list)
+        for g in self.games:
+            for team in dict.fromkeys(g.seats):
+                by_team[team].append(g)
+        return by_team
 
 
 # ---------------------------------------------------------------- reading them
