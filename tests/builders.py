@@ -18,7 +18,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.contests.config import TournamentDef
-from arena.contests.stages import advancing, plan_next, plan_stage
+from arena.contests.stages import advancing, keep_ratings, plan_next, plan_stage
 from arena.contests.tournament import TournamentRun
 from arena.core.records import FORFEITS, GameRecord, MoveRecord, Termination
 from arena.games import Game, get_game
@@ -156,8 +156,11 @@ def play_stage(
 
 
 def set_status(sessions: sessionmaker[Session], tournament_id: int, status: str, run_seconds: float = 0.0) -> None:
-    """Mark the tournament ``finished``, ``interrupted`` or ``running``."""
+    """Mark the tournament ``finished``, ``interrupted`` or ``running``, its ratings kept as a
+    run that ends keeps them."""
     with sessions.begin() as session:
+        tournament = session.get_one(Tournament, tournament_id)
+        keep_ratings(session, tournament, TournamentDef.model_validate(tournament.config))
         session.execute(
             update(Tournament)
             .where(Tournament.id == tournament_id)
@@ -263,6 +266,10 @@ def play_league(row, first, second):
 #: the statements that take a database's games back to their two seats' columns, as every
 #: schema before 8 kept them (a game's seats had no table of their own); for SQLite and PostgreSQL
 BEFORE_GAME_SEATS = [
+    # (schema 9's kept ratings and indexes first)
+    "DROP TABLE kept_ratings",
+    "DROP INDEX ix_games_tournament_id",
+    "DROP INDEX ix_games_tournament_stage",
     *(
         f"ALTER TABLE games ADD COLUMN {column}"
         for column in (
@@ -286,7 +293,7 @@ BEFORE_GAME_SEATS = [
 
 
 def before_game_seats(execute: Callable[[str], Any]) -> None:
-    """Take a database back to a game's seats as two columns each (schema 7 and before), with
-    ``execute`` running one SQL statement on it."""
+    """Take a database back to a game's seats as two columns each (schema 7 and before: no kept
+    ratings either), with ``execute`` running one SQL statement on it."""
     for statement in BEFORE_GAME_SEATS:
         execute(statement)

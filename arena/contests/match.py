@@ -42,6 +42,7 @@ from arena.store.models import (
     GameRow,
     GameSeat,
     GameVoid,
+    KeptRatings,
     MoveRow,
     PoolEntry,
     Tournament,
@@ -313,6 +314,7 @@ class Duel:
             if not played:
                 session.execute(delete(PoolEntry).where(PoolEntry.tournament_id == tournament.id))
                 session.execute(delete(Entry).where(Entry.tournament_id == tournament.id))
+                session.execute(delete(KeptRatings).where(KeptRatings.tournament_id == tournament.id))
                 session.delete(tournament)
                 return
             stage = self.config.stages[0].model_copy(update={"games_per_pair": played})

@@ -6,14 +6,20 @@ calls it the ordinal)."""
 
 from __future__ import annotations
 
+import bisect
+import json
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import trueskill
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from arena.contests.config import RatingDef
 from arena.errors import ArenaError
+from arena.store.models import KeptRatings
 
 
 class RatingError(ArenaError):
@@ -78,9 +84,24 @@ def environment(rating: RatingDef) -> trueskill.TrueSkill:
 #: one game rated: (each seat's rating, each seat's place, 0 the first, equal places tied) ->
 #: each seat's new rating
 Rate = Callable[[list[Any], Sequence[int]], list[Any]]
+#: a game as ratings take it: (id, the teams in seat order, each seat's place: 0 the first,
+#: equal places tied)
+Rated = tuple[int, Sequence[str], Sequence[int]]
 
 
-def _trueskill(rating: RatingDef) -> tuple[Callable[[], Any], Rate]:
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """A rating system at work: a new team's rating, a game rated, and a rating as numbers kept
+    in the database and back, exactly (TrueSkill's precision and precision-adjusted mean;
+    OpenSkill's mu and sigma)."""
+
+    create: Callable[[], Any]
+    rate: Rate
+    dump: Callable[[Any], list[float]]
+    load: Callable[[list[float]], Any]
+
+
+def _trueskill(rating: RatingDef) -> Engine:
     env = environment(rating)
 
     def rate(current: list[Any], ranks: Sequence[int]) -> list[Any]:
@@ -94,10 +115,15 @@ def _trueskill(rating: RatingDef) -> tuple[Callable[[], Any], Rate]:
             return [a, b]
         return [group[0] for group in env.rate([(r,) for r in current], ranks=list(ranks))]
 
-    return env.create_rating, rate
+    def load(numbers: list[float]) -> Any:
+        kept = env.create_rating()
+        kept.pi, kept.tau = numbers
+        return kept
+
+    return Engine(env.create_rating, rate, lambda r: [r.pi, r.tau], load)
 
 
-def _openskill(rating: RatingDef) -> tuple[Callable[[], Any], Rate]:
+def _openskill(rating: RatingDef) -> Engine:
     from openskill.models import PlackettLuce
 
     model = PlackettLuce(mu=rating.mu, sigma=rating.sigma, beta=rating.beta, tau=rating.tau)
@@ -106,24 +132,35 @@ def _openskill(rating: RatingDef) -> tuple[Callable[[], Any], Rate]:
         rated = model.rate([[r] for r in current], ranks=[float(rank) for rank in ranks])
         return [team[0] for team in rated]
 
-    return model.rating, rate
+    return Engine(model.rating, rate, lambda r: [r.mu, r.sigma], lambda kept: model.rating(mu=kept[0], sigma=kept[1]))
 
 
-def replay_ratings(
-    teams: Iterable[str], games: Iterable[tuple[int, Sequence[str], Sequence[int]]], rating: RatingDef
-) -> dict[str, RatingHistory]:
+def engine(rating: RatingDef) -> Engine:
+    """The rating system ``rating`` names, at work."""
+    return _openskill(rating) if rating.system == "openskill" else _trueskill(rating)
+
+
+def replay_ratings(teams: Iterable[str], games: Iterable[Rated], rating: RatingDef) -> dict[str, RatingHistory]:
     """Every team's rating after ``games`` = (id, the teams in seat order, each seat's place: 0
     the first, equal places tied), taken in id order whatever order they are given in, by the
-    system ``rating`` names. TrueSkill and OpenSkill rate a game of any number of seats from
-    its finishing order."""
-    system = system_of(rating)
-    create, rate = _openskill(rating) if system.name == "openskill" else _trueskill(rating)
-    current = {team: create() for team in teams}
+    system ``rating`` names, with its history game by game. TrueSkill and OpenSkill rate a game
+    of any number of seats from its finishing order."""
+    rater = engine(rating)
+    current = {team: rater.create() for team in teams}
+    return _replay(current, sorted(games, key=lambda game: game[0]), rating, rater)
+
+
+def _replay(
+    current: dict[str, Any], games: Iterable[Rated], rating: RatingDef, rater: Engine
+) -> dict[str, RatingHistory]:
+    """Rate ``games``, in the order given, from the ratings ``current`` (which it updates):
+    each team's rating after them, with their history."""
     history = {team: RatingHistory(r.mu, r.sigma) for team, r in current.items()}
-    for game_id, seated, ranks in sorted(games, key=lambda game: game[0]):
+    for game_id, seated, ranks in games:
         try:
-            rated = rate([current[team] for team in seated], ranks)
+            rated = rater.rate([current[team] for team in seated], ranks)
         except (ArithmeticError, ValueError) as error:
+            system = system_of(rating)
             settings = ", ".join(f"{name} {getattr(rating, name):g}" for name in system.settings)
             raise RatingError(
                 f"{system.title} cannot rate game {game_id} with the rating settings ({settings}): "
@@ -136,3 +173,62 @@ def replay_ratings(
             entry.mu, entry.sigma = r.mu, r.sigma
             entry.after.append((game_id, r.mu, r.sigma))
     return history
+
+
+# ---------------------------------------------------------------- kept as games are stored
+
+
+def kept_ratings(
+    session: Session,
+    tournament_id: int,
+    teams: Iterable[str],
+    games: Iterable[Rated],
+    rating: RatingDef,
+    keep_through: int | None = None,
+) -> dict[str, RatingHistory]:
+    """What ``replay_ratings`` gives for the finished games ``games`` of tournament
+    ``tournament_id``, gone on from the ratings kept with it (``KeptRatings``) when they are
+    those of its first games still: their history holds only the games after them.
+    ``keep_through``: keep the ratings after the games of ids up to it (in the caller's
+    transaction), every game up to it being finished or left unfinished."""
+    rater, settings = engine(rating), _settings(rating)
+    ordered = sorted(games, key=lambda game: game[0])
+    row = session.scalars(
+        select(KeptRatings).where(KeptRatings.tournament_id == tournament_id, KeptRatings.settings == settings)
+    ).one_or_none()
+    current = {team: rater.create() for team in teams}
+    done = 0
+    if row is not None and set(row.teams) <= set(current):
+        done = bisect.bisect_right(ordered, row.through, key=lambda game: game[0])
+        if done == row.rated and _check(ordered[:done]) == row.check:
+            current |= {team: rater.load(numbers) for team, numbers in row.teams.items()}
+        else:  # games were removed or changed since: every game is rated again
+            done = 0
+    if keep_through is None:
+        return _replay(current, ordered[done:], rating, rater)
+    upto = bisect.bisect_right(ordered, keep_through, key=lambda game: game[0])
+    history = _replay(current, ordered[done:upto], rating, rater)
+    if row is None:
+        row = KeptRatings(tournament_id=tournament_id, settings=settings)
+        session.add(row)
+    row.through, row.rated, row.check = keep_through, upto, _check(ordered[:upto])
+    row.teams = {team: rater.dump(r) for team, r in current.items()}
+    if upto < len(ordered):
+        later = _replay(current, ordered[upto:], rating, rater)
+        for team, entry in later.items():
+            history[team].mu, history[team].sigma = entry.mu, entry.sigma
+            history[team].after += entry.after
+    return history
+
+
+def _settings(rating: RatingDef) -> str:
+    """The rating settings as kept ratings are keyed: their JSON."""
+    return json.dumps(rating.model_dump(mode="json"), sort_keys=True)
+
+
+def _check(games: Sequence[Rated]) -> int:
+    """A CRC-32 of ``games``' ids, teams and places, in order."""
+    check = 0
+    for game_id, seated, ranks in games:
+        check = zlib.crc32("\t".join((str(game_id), *seated, repr(list(ranks)))).encode() + b"\n", check)
+    return check

@@ -7,20 +7,20 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.contests.config import TournamentDef
-from arena.contests.rating import replay_ratings
+from arena.contests.rating import RatingHistory, kept_ratings
 from arena.core.job import derive_seed
 from arena.formats.format_standings import format_table, merge_key
 from arena.formats.rounds import Match, Played, knockout_rounds, next_games
 from arena.formats.schedule import draw_pools, drawn_tables, round_robin_tables
 from arena.formats.standings import GameResult, Standing, game_points
 from arena.games.xtreme_board import WIN_POINTS
-from arena.store.models import Entry, GameRow, GameSeat, PoolEntry, Tournament, game_seats, reported_points
+from arena.store.models import Entry, GameRow, PoolEntry, SeatRow, Tournament, game_seats, reported_points
 from arena.store.writes import PlannedGame, add_games, add_pool
 
 log = logging.getLogger(__name__)
@@ -58,19 +58,57 @@ def plan_stage(
     return planned
 
 
-def stage_games(session: Session, tournament: Tournament, number: int) -> list[GameRow]:
-    """The games of stage ``number``, in schedule order."""
-    query = select(GameRow).where(GameRow.tournament_id == tournament.id, GameRow.stage == number).order_by(GameRow.id)
-    return list(session.scalars(query))
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A game as standings and planning read it: where it stands, its result, its seats."""
+
+    id: int
+    stage: int
+    pool: int
+    round: int
+    status: str
+    winner: int | None
+    termination: str | None
+    offender: int | None
+    seats: list[SeatRow]
 
 
-def stage_pools(session: Session, tournament: Tournament, number: int) -> dict[int, list[int]]:
-    """Each pool of stage ``number``: its teams' entry ids in seeding order."""
-    members: dict[int, list[int]] = {}
-    query = select(PoolEntry).where(PoolEntry.tournament_id == tournament.id, PoolEntry.stage == number)
-    for row in session.scalars(query.order_by(PoolEntry.pool, PoolEntry.seed)):
-        members.setdefault(row.pool, []).append(row.entry_id)
-    return members
+@dataclass(slots=True)
+class StoredGames:
+    """A tournament's games (of one stage, or all) read once, in schedule order, with its
+    teams and pools: what every standing, plan and rating of one read works out from, so that
+    a read of a big tournament reads its games once, not once a question."""
+
+    teams: dict[int, str]
+    games: list[StoredGame]
+    pools: dict[int, dict[int, list[int]]]
+    _stages: dict[int, list[StoredGame]] = field(default_factory=dict)
+
+    def stage(self, number: int) -> list[StoredGame]:
+        """The games of stage ``number``, in schedule order."""
+        if not self._stages:
+            for game in self.games:
+                self._stages.setdefault(game.stage, []).append(game)
+        return self._stages.get(number, [])
+
+
+def stored_games(session: Session, tournament: Tournament, stage: int | None = None) -> StoredGames:
+    """``tournament``'s games (of ``stage`` only, if given), teams and pools, read once."""
+    where = [GameRow.tournament_id == tournament.id]
+    pooled = [PoolEntry.tournament_id == tournament.id]
+    if stage is not None:
+        where.append(GameRow.stage == stage)
+        pooled.append(PoolEntry.stage == stage)
+    seats = game_seats(session, *where)
+    columns = (GameRow.id, GameRow.stage, GameRow.pool, GameRow.round, GameRow.status, GameRow.winner)
+    query = select(*columns, GameRow.termination, GameRow.offender).where(*where).order_by(GameRow.id)
+    games = [StoredGame(*row, seats.get(row[0], [])) for row in session.execute(query)]
+    pools: dict[int, dict[int, list[int]]] = {}
+    members = select(PoolEntry.stage, PoolEntry.pool, PoolEntry.entry_id).where(*pooled)
+    for number, pool, entry in session.execute(members.order_by(PoolEntry.stage, PoolEntry.pool, PoolEntry.seed)):
+        pools.setdefault(number, {}).setdefault(pool, []).append(entry)
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+    return StoredGames(teams, games, pools)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,20 +126,22 @@ class PoolGames:
         return [game for game in self.played if game.points is not None]
 
 
-def pool_games(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> list[PoolGames]:
+def pool_games(
+    session: Session, tournament: Tournament, config: TournamentDef, number: int, stored: StoredGames | None = None
+) -> list[PoolGames]:
     """Each drawn pool of stage ``number`` with its teams and its games (of a game of more than
-    two seats, the first two: a round robin of tables needs only to know that it was planned)."""
-    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    games = stage_games(session, tournament, number)
-    seats = game_seats(session, GameRow.tournament_id == tournament.id, GameRow.stage == number)
+    two seats, the first two: a round robin of tables needs only to know that it was planned);
+    from ``stored`` if the caller read them already."""
+    stored = stored or stored_games(session, tournament, number)
+    teams, games = stored.teams, stored.stage(number)
     found = []
-    for pool, members in sorted(stage_pools(session, tournament, number).items()):
+    for pool, members in sorted(stored.pools.get(number, {}).items()):
         played = [
             Played(
                 game.round,
-                teams[seats[game.id][0].entry_id],
-                teams[seats[game.id][1].entry_id],
-                _pool_points(config, game, seats[game.id]),
+                teams[game.seats[0].entry_id],
+                teams[game.seats[1].entry_id],
+                _pool_points(config, game),
             )
             for game in games
             if game.pool == pool
@@ -110,7 +150,7 @@ def pool_games(session: Session, tournament: Tournament, config: TournamentDef, 
     return found
 
 
-def _pool_points(config: TournamentDef, game: GameRow, seats: list[GameSeat]) -> tuple[float, float] | None:
+def _pool_points(config: TournamentDef, game: StoredGame) -> tuple[float, float] | None:
     """What a game scored its first two seats as its pool plans its next round: ``None`` while
     it is to be played; nothing for either when it was left unfinished (``aborted``: no
     result, but played)."""
@@ -118,18 +158,18 @@ def _pool_points(config: TournamentDef, game: GameRow, seats: list[GameSeat]) ->
         return None
     if game.termination == "aborted":
         return (0.0, 0.0)
-    points = game_points(config.scoring, game.winner, reported_points(seats), len(seats))
+    points = game_points(config.scoring, game.winner, reported_points(game.seats), len(game.seats))
     return (points[0], points[1])
 
 
 def next_plan(
-    session: Session, tournament: Tournament, config: TournamentDef, number: int
+    session: Session, tournament: Tournament, config: TournamentDef, number: int, stored: StoredGames | None = None
 ) -> list[tuple[int, int, int, tuple[str, ...]]]:
     """The games stage ``number`` plays next, as (round, pool, number in the pool, the teams in
     seat order) in schedule order: empty while some of its games are unfinished, and once the
     stage is done."""
     stage = config.stages[number]
-    pools = pool_games(session, tournament, config, number)
+    pools = pool_games(session, tournament, config, number, stored)
     if any(game.points is None for pool in pools for game in pool.played):
         return []
     planned = []
@@ -154,12 +194,16 @@ def next_plan(
     return planned
 
 
-def knockout_bracket(session: Session, tournament: Tournament, config: TournamentDef, number: int) -> list[list[Match]]:
+def knockout_bracket(
+    session: Session, tournament: Tournament, config: TournamentDef, number: int, stored: StoredGames | None = None
+) -> list[list[Match]]:
     """The matches of knockout stage ``number`` round by round, as far as its games have gone
-    (empty before it is drawn)."""
+    (empty before it is drawn, and for a stage of another format)."""
     stage = config.stages[number]
-    pools = pool_games(session, tournament, config, number)
-    if stage.format != "knockout" or not pools or len(pools[0].field) < 2:
+    if stage.format != "knockout":
+        return []
+    pools = pool_games(session, tournament, config, number, stored)
+    if not pools or len(pools[0].field) < 2:
         return []
     return knockout_rounds(pools[0].field, pools[0].finished, stage.games_per_pair)
 
@@ -189,77 +233,110 @@ def plan_next(session: Session, tournament: Tournament, config: TournamentDef, n
     return len(planned)
 
 
-def extra_games(session: Session, tournament: Tournament, config: TournamentDef) -> int:
+def extra_games(
+    session: Session, tournament: Tournament, config: TournamentDef, stored: StoredGames | None = None
+) -> int:
     """The extra games the knockout stages' drawn matches have had so far (beyond
     ``games_per_pair`` a match)."""
     extra = 0
     for number, stage in enumerate(config.stages):
         if stage.format != "knockout":
             continue
-        seats = game_seats(session, GameRow.tournament_id == tournament.id, GameRow.stage == number)
-        matches = Counter(
-            (game.round, frozenset(seat.entry_id for seat in seats[game.id]))
-            for game in stage_games(session, tournament, number)
-        )
+        games = (stored or stored_games(session, tournament, number)).stage(number)
+        matches = Counter((game.round, frozenset(seat.entry_id for seat in game.seats)) for game in games)
         extra += sum(max(0, games - stage.games_per_pair) for games in matches.values())
     return extra
 
 
-def results(session: Session, tournament: Tournament, scoring: str, stage: int | None = None) -> list[GameResult]:
+def results(
+    session: Session, tournament: Tournament, scoring: str, stage: int | None = None, stored: StoredGames | None = None
+) -> list[GameResult]:
     """The finished games of ``tournament`` (of one ``stage``), in schedule order; a game left
     unfinished (``aborted``: a person who left a browser game, a game the harness stopped) has
-    no result, and is not among them."""
-    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    where = [
-        GameRow.tournament_id == tournament.id,
-        GameRow.status == "finished",
-        or_(GameRow.termination.is_(None), GameRow.termination != "aborted"),
-    ]
-    if stage is not None:
-        where.append(GameRow.stage == stage)
-    seats = game_seats(session, *where)
+    no result, and is not among them. From ``stored`` if the caller read them already."""
+    stored = stored or stored_games(session, tournament, stage)
+    teams = stored.teams
     return [
         GameResult(
             g.id,
-            tuple(teams[seat.entry_id] for seat in seats[g.id]),
+            tuple(teams[seat.entry_id] for seat in g.seats),
             g.winner,
-            game_points(scoring, g.winner, reported_points(seats[g.id]), g.players),
+            game_points(scoring, g.winner, reported_points(g.seats), len(g.seats)),
             g.termination or "normal",
             g.offender,
         )
-        for g in session.scalars(select(GameRow).where(*where).order_by(GameRow.id))
+        for g in (stored.games if stage is None else stored.stage(stage))
+        if g.status == "finished" and g.termination != "aborted"
     ]
 
 
-def conservative_ratings(session: Session, tournament: Tournament, config: TournamentDef) -> dict[str, float]:
-    """Each team's TrueSkill mu - 3 sigma over every finished game, in schedule order."""
+def conservative_ratings(
+    session: Session, tournament: Tournament, config: TournamentDef, stored: StoredGames | None = None
+) -> dict[str, float]:
+    """Each team's rating (TrueSkill's mu - 3 sigma, or OpenSkill's ordinal) over every
+    finished game, in schedule order."""
+    stored = stored or stored_games(session, tournament)
+    ratings = rate(session, tournament, config, results(session, tournament, config.scoring, stored=stored))
+    return {team: history.conservative for team, history in ratings.items()}
+
+
+def rate(
+    session: Session,
+    tournament: Tournament,
+    config: TournamentDef,
+    played: list[GameResult],
+    keep_through: int | None = None,
+) -> dict[str, RatingHistory]:
+    """Every team's rating after the finished games ``played`` (all of the tournament's), gone
+    on from the ratings kept with the tournament (``kept_ratings``: their history is that of
+    the games since); ``keep_through``: keep the ratings after the games up to that id."""
     teams = session.scalars(select(Entry.team).where(Entry.tournament_id == tournament.id))
-    games = [(g.id, g.teams, g.ranks()) for g in results(session, tournament, config.scoring)]
-    return {team: history.conservative for team, history in replay_ratings(teams, games, config.rating).items()}
+    games = [(g.id, g.teams, g.ranks()) for g in played]
+    return kept_ratings(session, tournament.id, teams, games, config.rating, keep_through)
+
+
+def keep_ratings(session: Session, tournament: Tournament, config: TournamentDef) -> None:
+    """Keep the tournament's ratings after its games up to the first that is not finished yet
+    (in the caller's transaction), for reads to go on from (``kept_ratings``)."""
+    stored = stored_games(session, tournament)
+    waiting = [game.id for game in stored.games if game.status != "finished"]
+    through = waiting[0] - 1 if waiting else max((game.id for game in stored.games), default=0)
+    rate(session, tournament, config, results(session, tournament, config.scoring, stored=stored), through)
 
 
 def pool_standings(
-    session: Session, tournament: Tournament, config: TournamentDef, stage: int, ratings: dict[str, float] | None = None
+    session: Session,
+    tournament: Tournament,
+    config: TournamentDef,
+    stage: int,
+    ratings: dict[str, float] | None = None,
+    stored: StoredGames | None = None,
 ) -> list[list[Standing]]:
     """The standings of each pool of ``stage`` by its format (``ratings``: the tie-breaking
-    ratings, if the caller has them already)."""
+    ratings, if the caller has them already; ``stored``: the games, if it read them)."""
     if ratings is None:
-        ratings = conservative_ratings(session, tournament, config)
-    staged = results(session, tournament, config.scoring, stage)
+        ratings = conservative_ratings(session, tournament, config, stored)
+    stored = stored or stored_games(session, tournament, stage)
+    staged = results(session, tournament, config.scoring, stage, stored)
     definition, points = config.stages[stage], bye_points(config, stage)
     return [
         format_table(definition, pool.field, staged, pool.finished, ratings, points)
-        for pool in pool_games(session, tournament, config, stage)
+        for pool in pool_games(session, tournament, config, stage, stored)
     ]
 
 
 def advancing(
-    session: Session, tournament: Tournament, config: TournamentDef, stage: int, ratings: dict[str, float] | None = None
+    session: Session,
+    tournament: Tournament,
+    config: TournamentDef,
+    stage: int,
+    ratings: dict[str, float] | None = None,
+    stored: StoredGames | None = None,
 ) -> list[Entry]:
     """The teams that go on from ``stage``, ranked best first across the pools."""
     definition = config.stages[stage]
     advance = definition.advance or 0
-    standings = pool_standings(session, tournament, config, stage, ratings)
+    standings = pool_standings(session, tournament, config, stage, ratings, stored)
     chosen = [line for pool in standings for line in pool[:advance]]
     if definition.format in ("round_robin", "swiss"):
         chosen.sort(key=lambda line: merge_key(definition, line))

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from arena.contests import roster
 from arena.contests.config import TournamentDef
 from arena.contests.roster import code_changed, resolve_team_bot
-from arena.contests.stages import advancing, expected_games, extra_games, plan_next, plan_stage
+from arena.contests.stages import advancing, expected_games, extra_games, keep_ratings, plan_next, plan_stage
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob, GameRunner, derive_seed
 from arena.core.records import GameRecord
@@ -353,6 +353,7 @@ class TournamentRun:
                                 session, tournament, config, stage, advancing(session, tournament, config, stage - 1)
                             )
                         else:
+                            keep_ratings(session, tournament, config)  # (the ratings of the rounds played)
                             plan_next(session, tournament, config, stage)
                         progress.total = expected_games(config) + extra_games(session, tournament, config)
                         jobs = self.jobs(session, stage)
@@ -381,6 +382,7 @@ class TournamentRun:
         finally:
             try:
                 with self.sessions.begin() as session:
+                    _keep_ratings(session, tournament_id, config)
                     session.execute(
                         update(Tournament)
                         .where(Tournament.id == tournament_id)
@@ -396,6 +398,16 @@ class TournamentRun:
                 if status == "finished":
                     raise
         return progress
+
+
+def _keep_ratings(session: Session, tournament_id: int, config: TournamentDef) -> None:
+    """Keep the ratings of the games played (``keep_ratings``) as a run ends; a failure to is
+    logged, never in the way of recording how the run ended (reads rate every game then)."""
+    try:
+        with session.begin_nested():
+            keep_ratings(session, get_row(session, Tournament, tournament_id), config)
+    except ArenaError as error:
+        log.warning("could not keep the ratings of tournament %d: %s", tournament_id, error)
 
 
 def _same_config(stored: dict[str, Any], config: TournamentDef) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -23,13 +24,16 @@ from sqlalchemy.orm import Session
 from arena.contests.config import RatingDef, TournamentDef
 from arena.contests.rating import RatingHistory, RatingSystem, replay_ratings, system_of
 from arena.contests.stages import (
+    StoredGames,
     advancing,
     expected_games,
     extra_games,
     knockout_bracket,
     next_plan,
     pool_standings,
+    rate,
     results,
+    stored_games,
 )
 from arena.contests.yamlfile import load_yaml
 from arena.errors import ArenaError
@@ -56,9 +60,7 @@ from arena.store.models import (
     GameSeat,
     GameVoid,
     MoveRow,
-    PoolEntry,
     Tournament,
-    game_seats,
     reported_points,
 )
 
@@ -104,7 +106,10 @@ class Results:
     config: TournamentDef
     teams: list[Team]
     games: list[GameSummary]
-    ratings: dict[str, RatingHistory]
+    #: every team's rating now (its history only since the ratings kept with the tournament)
+    current: dict[str, RatingHistory]
+    #: the finished games, as standings and ratings take them
+    played: list[GameResult]
     leaderboard: list[LeaderboardLine]
     stages: list[StageTable]
     crosstable: dict[tuple[str, str], CrossCell]
@@ -118,6 +123,13 @@ class Results:
     def cut_notes(self) -> list[str]:
         """A sentence for each team some of whose moves the clock cut (``cut_moves``)."""
         return [cut_note(team, count) for team, count in sorted(self.cut.items())]
+
+    @cached_property
+    def ratings(self) -> dict[str, RatingHistory]:
+        """Every team's rating with its whole history, game by game (every finished game rated
+        again: the team pages' charts need it, the leaderboard does not)."""
+        names = [t.name for t in self.teams]
+        return replay_ratings(names, [(g.id, g.teams, g.ranks()) for g in self.played], self.config.rating)
 
     @property
     def rating_system(self) -> RatingSystem:
@@ -194,9 +206,13 @@ def load_teams(session: Session, tournament: Tournament) -> list[Team]:
     ]
 
 
-def load_games(session: Session, tournament: Tournament, scoring: str) -> list[GameSummary]:
-    """Every scheduled game of the tournament, in schedule order, with each seat's think time."""
-    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
+def load_games(
+    session: Session, tournament: Tournament, scoring: str, stored: StoredGames | None = None
+) -> list[GameSummary]:
+    """Every scheduled game of the tournament, in schedule order, with each seat's think time
+    (``stored``: its games, if the caller read them already)."""
+    stored = stored or stored_games(session, tournament)
+    teams = stored.teams
     think: dict[tuple[int, int], Think] = {}
     aggregate = (
         select(MoveRow.game_id, MoveRow.seat, func.count(), func.sum(MoveRow.wall_ms), func.max(MoveRow.wall_ms))
@@ -215,14 +231,16 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
     )
     for game_id, reason in session.execute(voided):
         voids.setdefault(game_id, []).append(reason)
+    details = select(GameRow.id, GameRow.detail, GameRow.plies, GameRow.started_at, GameRow.finished_at)
+    more = {row[0]: row[1:] for row in session.execute(details.where(GameRow.tournament_id == tournament.id))}
     games = []
-    seats = game_seats(session, GameRow.tournament_id == tournament.id)
-    for g in session.scalars(select(GameRow).where(GameRow.tournament_id == tournament.id).order_by(GameRow.id)):
-        seated = seats.get(g.id, [])
+    for g in stored.games:
+        seated = g.seats
         raw = reported_points(seated)
         # a game left unfinished has no result: shown as such, never rated or counted as a draw
         status = "aborted" if g.status == "finished" and g.termination == "aborted" else g.status
         finished = status == "finished"
+        detail, plies, started_at, finished_at = more[g.id]
         games.append(
             GameSummary(
                 g.id,
@@ -236,10 +254,10 @@ def load_games(session: Session, tournament: Tournament, scoring: str) -> list[G
                 raw,
                 g.termination,
                 g.offender,
-                g.detail,
-                g.plies,
-                g.started_at,
-                g.finished_at,
+                detail,
+                plies,
+                started_at,
+                finished_at,
                 tuple(seat.stderr for seat in seated),
                 tuple(think.get((g.id, seat.seat), Think()) for seat in seated),
                 tuple(voids.get(g.id, ())),
@@ -272,8 +290,11 @@ def cut_note(team: str, count: int) -> str:
     )
 
 
-def load_moves(session: Session, tournament: Tournament) -> dict[int, list[tuple[int, str, float]]]:
-    """Every stored move of the tournament: game id -> [(seat, move text, wall ms)] by ply."""
+def load_moves(
+    session: Session, tournament: Tournament, game_ids: Collection[int] | None = None
+) -> dict[int, list[tuple[int, str, float]]]:
+    """Every stored move of the tournament, or of its games ``game_ids`` only: game id ->
+    [(seat, move text, wall ms)] by ply."""
     moves: dict[int, list[tuple[int, str, float]]] = defaultdict(list)
     query = (
         select(MoveRow.game_id, MoveRow.seat, MoveRow.move, MoveRow.wall_ms)
@@ -281,8 +302,14 @@ def load_moves(session: Session, tournament: Tournament) -> dict[int, list[tuple
         .where(GameRow.tournament_id == tournament.id)
         .order_by(MoveRow.game_id, MoveRow.ply)
     )
-    for game_id, seat, text, wall in session.execute(query):
-        moves[game_id].append((seat, text, wall))
+    if game_ids is None:
+        parts = [query]
+    else:  # some hundreds of ids a query: a database bounds the parameters of one
+        chosen = sorted(set(game_ids))
+        parts = [query.where(MoveRow.game_id.in_(chosen[i : i + 500])) for i in range(0, len(chosen), 500)]
+    for part in parts:
+        for game_id, seat, text, wall in session.execute(part):
+            moves[game_id].append((seat, text, wall))
     return moves
 
 
@@ -429,44 +456,51 @@ def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
 
 
 def stage_tables(
-    session: Session, tournament: Tournament, config: TournamentDef, games: list[GameSummary], ratings: dict[str, float]
+    session: Session,
+    tournament: Tournament,
+    config: TournamentDef,
+    games: list[GameSummary],
+    ratings: dict[str, float],
+    stored: StoredGames | None = None,
 ) -> list[StageTable]:
     """Each stage's pools with their standings and who went on (the next stage's teams, or, for a
-    stage complete whose next stage is not drawn yet, those who will)."""
-    members: dict[int, set[str]] = defaultdict(set)
-    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    for stage, entry in session.execute(
-        select(PoolEntry.stage, PoolEntry.entry_id).where(PoolEntry.tournament_id == tournament.id)
-    ):
-        members[stage].add(teams[entry])
+    stage complete whose next stage is not drawn yet, those who will); ``stored``: the games,
+    if the caller read them already."""
+    stored = stored or stored_games(session, tournament)
+    members: dict[int, set[str]] = {
+        stage: {stored.teams[entry] for entries in pools.values() for entry in entries}
+        for stage, pools in stored.pools.items()
+    }
     counts: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    rounds: dict[int, set[int]] = defaultdict(set)
     for g in games:
         counts[g.stage, g.pool][0] += 1
         counts[g.stage, g.pool][1] += g.finished
+        rounds[g.stage].add(g.round)
     stages = []
     for number, definition in enumerate(config.stages):
         planned = sum(c[0] for (s, _), c in counts.items() if s == number)
         finished = sum(c[1] for (s, _), c in counts.items() if s == number)
-        more = bool(planned) and finished == planned and bool(next_plan(session, tournament, config, number))
+        more = bool(planned) and finished == planned and bool(next_plan(session, tournament, config, number, stored))
         pools: list[PoolTable] = []
         if members.get(number):
             last = number == len(config.stages) - 1
             if members.get(number + 1):
                 advanced = frozenset(members[number + 1])
             elif not last and planned and finished == planned and not more:
-                advanced = frozenset(e.team for e in advancing(session, tournament, config, number, ratings))
+                chosen = advancing(session, tournament, config, number, ratings, stored)
+                advanced = frozenset(e.team for e in chosen)
             else:
                 advanced = frozenset()
-            for pool, lines in enumerate(pool_standings(session, tournament, config, number, ratings)):
+            for pool, lines in enumerate(pool_standings(session, tournament, config, number, ratings, stored)):
                 planned_pool, finished_pool = counts.get((number, pool), [0, 0])
                 pools.append(
                     PoolTable(
                         number, pool, lines, advanced & {line.team for line in lines}, planned_pool, finished_pool
                     )
                 )
-        rounds = len({g.round for g in games if g.stage == number})
-        bracket = knockout_bracket(session, tournament, config, number)
-        stages.append(StageTable(number, definition, pools, planned, finished, rounds, more, bracket))
+        bracket = knockout_bracket(session, tournament, config, number, stored)
+        stages.append(StageTable(number, definition, pools, planned, finished, len(rounds[number]), more, bracket))
     return stages
 
 
@@ -487,25 +521,28 @@ def totals(config: TournamentDef, games: list[GameSummary], extra: int = 0) -> T
 
 
 def load_results(session: Session, tournament: Tournament) -> Results:
-    """Everything about ``tournament`` that the leaderboard and the report show."""
+    """Everything about ``tournament`` that the leaderboard and the report show (its games read
+    once, its ratings gone on from those kept with it)."""
     config = tournament_config(tournament)
+    stored = stored_games(session, tournament)
     teams = load_teams(session, tournament)
-    games = load_games(session, tournament, config.scoring)
-    played = results(session, tournament, config.scoring)
-    ratings = replay_ratings([t.name for t in teams], [(g.id, g.teams, g.ranks()) for g in played], config.rating)
-    conservative = {team: history.conservative for team, history in ratings.items()}
-    stages = stage_tables(session, tournament, config, games, conservative)
+    games = load_games(session, tournament, config.scoring, stored)
+    played = results(session, tournament, config.scoring, stored=stored)
+    current = rate(session, tournament, config, played)
+    conservative = {team: history.conservative for team, history in current.items()}
+    stages = stage_tables(session, tournament, config, games, conservative, stored)
     elo = elo_table(teams, games)
     return Results(
         tournament,
         config,
         teams,
         games,
-        ratings,
-        leaderboard(teams, games, played, ratings, elo),
+        current,
+        played,
+        leaderboard(teams, games, played, current, elo),
         stages,
         crosstable(games),
-        totals(config, games, extra_games(session, tournament, config)),
+        totals(config, games, extra_games(session, tournament, config, stored)),
         rating_settings(tournament, config.rating),
         final_standings(stages),
         elo,

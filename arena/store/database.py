@@ -23,7 +23,17 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import QueuePool, StaticPool
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-from arena.store.models import Base, GameRow, GameSeat, GameVoid, Pace, SchemaVersion, StoreError, Tournament
+from arena.store.models import (
+    Base,
+    GameRow,
+    GameSeat,
+    GameVoid,
+    KeptRatings,
+    Pace,
+    SchemaVersion,
+    StoreError,
+    Tournament,
+)
 from arena.store.seasons import Season, SeasonTeam, Submission
 
 DEFAULT_URL = "sqlite:///db/arena.sqlite3"
@@ -100,6 +110,12 @@ def _game_seats(connection: Connection) -> None:
         connection.execute(CreateIndex(index))
 
 
+def _kept_ratings(connection: Connection) -> None:
+    KeptRatings.__table__.create(connection)  # type: ignore[attr-defined]
+    for index in GameRow.__table__.indexes:  # type: ignore[attr-defined]
+        index.create(connection, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
@@ -109,6 +125,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (6, "each move: whether the clock cut the bot's search short of its own budget", _cut_moves),
     (7, "submissions: when a version retired (its files are removed some days later)", _retired_at),
     (8, "a game's seats in a table of their own (any number of seats), no longer two columns each", _game_seats),
+    (9, "ratings kept as games are stored; games indexed in schedule order", _kept_ratings),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -6,7 +6,8 @@ its schema's migrations arena/store/database.py's.
 from __future__ import annotations
 
 import time
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -151,7 +152,12 @@ class GameRow(OfTournament, Base):
     and what each seat scored and wrote, are its ``GameSeat`` rows."""
 
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_tournament_status", "tournament_id", "status"),)
+    __table_args__ = (
+        Index("ix_games_tournament_status", "tournament_id", "status"),
+        # every read of a tournament's games in schedule order (a page of them, the newest first)
+        Index("ix_games_tournament_id", "tournament_id", "id"),
+        Index("ix_games_tournament_stage", "tournament_id", "stage", "id"),
+    )
     stage: Mapped[int] = mapped_column(Integer)
     pool: Mapped[int] = mapped_column(Integer)
     round: Mapped[int] = mapped_column(Integer)
@@ -237,6 +243,25 @@ class Pace(Base):
     created_at: Mapped[float] = mapped_column(Float, default=time.time)
 
 
+class KeptRatings(Base):
+    """A tournament's ratings kept as its games are stored: every team's (mu, sigma) after the
+    games rated, those of ids up to ``through`` (every game up to it was finished or left
+    unfinished then), by the rating ``settings`` (JSON); ``rated`` games whose ``check`` (a CRC
+    of their ids, teams and places) lets a read find that they are still the games stored. A
+    read goes on from them over the games stored since, and gives what a replay of every game
+    gives (arena/contests/rating.py: ``kept_ratings``)."""
+
+    __tablename__ = "kept_ratings"
+    __table_args__ = (UniqueConstraint("tournament_id", "settings"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    settings: Mapped[str] = mapped_column(Text)
+    through: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[int] = mapped_column(Integer)
+    check: Mapped[int] = mapped_column(Int64)
+    teams: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
 class SchemaVersion(Base):
     """The schema version this database is at (one row)."""
 
@@ -252,22 +277,34 @@ def count(session: Session, model: type[Base], *where: ColumnElement[bool]) -> i
     return session.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
 
-def game_seats(session: Session, *where: ColumnElement[bool]) -> dict[int, list[GameSeat]]:
+class SeatRow(NamedTuple):
+    """A game's seat as reads take it (``game_seats``): its team's entry, its points and the
+    tail of its stderr."""
+
+    game_id: int
+    seat: int
+    entry_id: int
+    points: float | None
+    stderr: str | None
+
+
+def game_seats(session: Session, *where: ColumnElement[bool]) -> dict[int, list[SeatRow]]:
     """The seats of each game matching every condition of ``where`` (on ``GameRow``), in seat
-    order, by game id."""
+    order, by game id (rows, not objects: a tournament's seats are read whole)."""
     query = (
-        select(GameSeat)
+        select(GameSeat.game_id, GameSeat.seat, GameSeat.entry_id, GameSeat.points, GameSeat.stderr)
         .join(GameRow, GameRow.id == GameSeat.game_id)
         .where(*where)
         .order_by(GameSeat.game_id, GameSeat.seat)
     )
-    seats: dict[int, list[GameSeat]] = {}
-    for seat in session.scalars(query):
+    seats: dict[int, list[SeatRow]] = {}
+    for row in session.execute(query):
+        seat = SeatRow(*row)
         seats.setdefault(seat.game_id, []).append(seat)
     return seats
 
 
-def reported_points(seats: list[GameSeat]) -> tuple[float, ...] | None:
+def reported_points(seats: Sequence[SeatRow]) -> tuple[float, ...] | None:
     """The points a finished game reported for each of its ``seats`` (``None``: it reports
     none, or not for every seat)."""
     points = [seat.points for seat in seats]

@@ -16,7 +16,18 @@ from sqlalchemy import bindparam, delete, exists, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from arena.core.records import GameRecord
-from arena.store.models import Bot, Entry, GameRow, GameSeat, GameVoid, MoveRow, PoolEntry, Tournament, count
+from arena.store.models import (
+    Bot,
+    Entry,
+    GameRow,
+    GameSeat,
+    GameVoid,
+    KeptRatings,
+    MoveRow,
+    PoolEntry,
+    Tournament,
+    count,
+)
 
 
 def add_tournament(
@@ -295,6 +306,7 @@ def delete_tournament(session: Session, name: str) -> Contents | None:
     moves = removed(delete(MoveRow).where(MoveRow.game_id.in_(games)))
     voids = removed(delete(GameVoid).where(GameVoid.game_id.in_(games)))
     removed(delete(GameSeat).where(GameSeat.game_id.in_(games)))
+    removed(delete(KeptRatings).where(KeptRatings.tournament_id == tournament_id))
     contents = Contents(
         games=removed(delete(GameRow).where(GameRow.tournament_id == tournament_id)),
         moves=moves,

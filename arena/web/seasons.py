@@ -32,7 +32,7 @@ from arena.contests.season import Outcome, ranked, submit
 from arena.entrants.uploads import MAX_UPLOAD
 from arena.games.base import places
 from arena.results.replay import joined, ordinal
-from arena.store.models import Entry, GameRow, GameSeat, game_seats, reported_points
+from arena.store.models import Entry, GameRow, GameSeat, SeatRow, game_seats, reported_points
 from arena.store.seasons import (
     BadToken,
     Frozen,
@@ -174,7 +174,7 @@ def ladder_values(sessions: sessionmaker[Session], name: str) -> dict[str, Any]:
         }
 
 
-def _result(status: str, winner: int | None, teams: list[str], seats: list[GameSeat]) -> str:
+def _result(status: str, winner: int | None, teams: list[str], seats: list[SeatRow]) -> str:
     """A ladder game's result as the ladder page writes it: ``red v2 wins``, ``draw``; of more
     seats its finishing order, ``green v1 first, red v2 and blue v1 second``."""
     if status != "finished":
