@@ -102,10 +102,11 @@ class Figure:
 
 def database(cache: Path, size: int) -> Path:
     """The league of ``size`` games in ``cache``, synthesised if it is not there yet."""
+    from arena.store.database import SCHEMA_VERSION
     from tests.builders import synthesize
 
     teams, per_pair = LEAGUES[size]
-    path = cache / f"tictactoe-{teams}x{per_pair}.sqlite3"
+    path = cache / f"tictactoe-{teams}x{per_pair}-schema{SCHEMA_VERSION}.sqlite3"  # (a new schema: made again)
     if path.exists():
         return path
     cache.mkdir(parents=True, exist_ok=True)

@@ -71,6 +71,8 @@ class StoredGame:
     termination: str | None
     offender: int | None
     seats: list[SeatRow]
+    #: the points the game reported for each seat (``reported_points``)
+    points: tuple[float, ...] | None
 
 
 @dataclass(slots=True)
@@ -83,6 +85,8 @@ class StoredGames:
     games: list[StoredGame]
     pools: dict[int, dict[int, list[int]]]
     _stages: dict[int, list[StoredGame]] = field(default_factory=dict)
+    _results: dict[tuple[str, int | None], list[GameResult]] = field(default_factory=dict)
+    _pools: dict[tuple[str, int], list[PoolGames]] = field(default_factory=dict)
 
     def stage(self, number: int) -> list[StoredGame]:
         """The games of stage ``number``, in schedule order."""
@@ -102,7 +106,10 @@ def stored_games(session: Session, tournament: Tournament, stage: int | None = N
     seats = game_seats(session, *where)
     columns = (GameRow.id, GameRow.stage, GameRow.pool, GameRow.round, GameRow.status, GameRow.winner)
     query = select(*columns, GameRow.termination, GameRow.offender).where(*where).order_by(GameRow.id)
-    games = [StoredGame(*row, seats.get(row[0], [])) for row in session.execute(query)]
+    games = []
+    for row in session.connection().execute(query).all():
+        seated = seats.get(row[0], [])
+        games.append(StoredGame(*row, seated, reported_points(seated)))
     pools: dict[int, dict[int, list[int]]] = {}
     members = select(PoolEntry.stage, PoolEntry.pool, PoolEntry.entry_id).where(*pooled)
     for number, pool, entry in session.execute(members.order_by(PoolEntry.stage, PoolEntry.pool, PoolEntry.seed)):
@@ -133,8 +140,11 @@ def pool_games(
     two seats, the first two: a round robin of tables needs only to know that it was planned);
     from ``stored`` if the caller read them already."""
     stored = stored or stored_games(session, tournament, number)
+    found = stored._pools.get((config.scoring, number))
+    if found is not None:
+        return found
     teams, games = stored.teams, stored.stage(number)
-    found = []
+    found = stored._pools[config.scoring, number] = []
     for pool, members in sorted(stored.pools.get(number, {}).items()):
         played = [
             Played(
@@ -158,7 +168,7 @@ def _pool_points(config: TournamentDef, game: StoredGame) -> tuple[float, float]
         return None
     if game.termination == "aborted":
         return (0.0, 0.0)
-    points = game_points(config.scoring, game.winner, reported_points(game.seats), len(game.seats))
+    points = game_points(config.scoring, game.winner, game.points, len(game.seats))
     return (points[0], points[1])
 
 
@@ -255,19 +265,22 @@ def results(
     unfinished (``aborted``: a person who left a browser game, a game the harness stopped) has
     no result, and is not among them. From ``stored`` if the caller read them already."""
     stored = stored or stored_games(session, tournament, stage)
-    teams = stored.teams
-    return [
-        GameResult(
-            g.id,
-            tuple(teams[seat.entry_id] for seat in g.seats),
-            g.winner,
-            game_points(scoring, g.winner, reported_points(g.seats), len(g.seats)),
-            g.termination or "normal",
-            g.offender,
-        )
-        for g in (stored.games if stage is None else stored.stage(stage))
-        if g.status == "finished" and g.termination != "aborted"
-    ]
+    found = stored._results.get((scoring, stage))
+    if found is None:
+        teams = stored.teams
+        found = stored._results[scoring, stage] = [
+            GameResult(
+                g.id,
+                tuple(teams[seat.entry_id] for seat in g.seats),
+                g.winner,
+                game_points(scoring, g.winner, g.points, len(g.seats)),
+                g.termination or "normal",
+                g.offender,
+            )
+            for g in (stored.games if stage is None else stored.stage(stage))
+            if g.status == "finished" and g.termination != "aborted"
+        ]
+    return found
 
 
 def conservative_ratings(

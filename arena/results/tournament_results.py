@@ -61,7 +61,6 @@ from arena.store.models import (
     GameVoid,
     MoveRow,
     Tournament,
-    reported_points,
 )
 
 #: how each rating setting is shown, in the order the report lists them
@@ -213,15 +212,7 @@ def load_games(
     (``stored``: its games, if the caller read them already)."""
     stored = stored or stored_games(session, tournament)
     teams = stored.teams
-    think: dict[tuple[int, int], Think] = {}
-    aggregate = (
-        select(MoveRow.game_id, MoveRow.seat, func.count(), func.sum(MoveRow.wall_ms), func.max(MoveRow.wall_ms))
-        .join(GameRow, GameRow.id == MoveRow.game_id)
-        .where(GameRow.tournament_id == tournament.id)
-        .group_by(MoveRow.game_id, MoveRow.seat)
-    )
-    for game_id, seat, count, total, longest in session.execute(aggregate):
-        think[game_id, seat] = Think(count, total or 0.0, longest or 0.0)
+    connection = session.connection()  # (rows as they come: no ORM work on each)
     voids: dict[int, list[str]] = {}
     voided = (
         select(GameVoid.game_id, GameVoid.reason)
@@ -232,11 +223,10 @@ def load_games(
     for game_id, reason in session.execute(voided):
         voids.setdefault(game_id, []).append(reason)
     details = select(GameRow.id, GameRow.detail, GameRow.plies, GameRow.started_at, GameRow.finished_at)
-    more = {row[0]: row[1:] for row in session.execute(details.where(GameRow.tournament_id == tournament.id))}
+    more = {row[0]: row[1:] for row in connection.execute(details.where(GameRow.tournament_id == tournament.id)).all()}
     games = []
     for g in stored.games:
-        seated = g.seats
-        raw = reported_points(seated)
+        seated, raw = g.seats, g.points
         # a game left unfinished has no result: shown as such, never rated or counted as a draw
         status = "aborted" if g.status == "finished" and g.termination == "aborted" else g.status
         finished = status == "finished"
@@ -259,7 +249,7 @@ def load_games(
                 started_at,
                 finished_at,
                 tuple(seat.stderr for seat in seated),
-                tuple(think.get((g.id, seat.seat), Think()) for seat in seated),
+                tuple(Think(seat.moves or 0, seat.think_ms or 0.0, seat.longest_ms or 0.0) for seat in seated),
                 tuple(voids.get(g.id, ())),
             )
         )

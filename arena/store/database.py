@@ -110,10 +110,30 @@ def _game_seats(connection: Connection) -> None:
         connection.execute(CreateIndex(index))
 
 
+#: each seat's moves and their time, from its moves (schema 9)
+_SEAT_THINK = {
+    "moves": ("INTEGER", "count(*)"),
+    "think_ms": ("FLOAT", "sum(wall_ms)"),
+    "longest_ms": ("FLOAT", "max(wall_ms)"),
+}
+
+
 def _kept_ratings(connection: Connection) -> None:
     KeptRatings.__table__.create(connection)  # type: ignore[attr-defined]
     for index in GameRow.__table__.indexes:  # type: ignore[attr-defined]
         index.create(connection, checkfirst=True)
+    # (a database from before step 8 has its seats' table made as it is now, these columns too)
+    have = {column["name"] for column in inspect(connection).get_columns("game_seats")}
+    for column, (kind, _) in _SEAT_THINK.items():
+        if column not in have:
+            connection.exec_driver_sql(f"ALTER TABLE game_seats ADD COLUMN {column} {kind}")
+    finished = "SELECT id FROM games WHERE status = 'finished'"
+    moves = "FROM moves m WHERE m.game_id = game_seats.game_id AND m.seat = game_seats.seat"
+    filled = ", ".join(f"{column} = (SELECT {of} {moves})" for column, (_, of) in _SEAT_THINK.items())
+    connection.exec_driver_sql(f"UPDATE game_seats SET {filled} WHERE game_id IN ({finished})")
+    connection.exec_driver_sql(
+        f"UPDATE game_seats SET think_ms = 0, longest_ms = 0 WHERE moves = 0 AND game_id IN ({finished})"
+    )
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
@@ -125,7 +145,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (6, "each move: whether the clock cut the bot's search short of its own budget", _cut_moves),
     (7, "submissions: when a version retired (its files are removed some days later)", _retired_at),
     (8, "a game's seats in a table of their own (any number of seats), no longer two columns each", _game_seats),
-    (9, "ratings kept as games are stored; games indexed in schedule order", _kept_ratings),
+    (9, "ratings kept as games are stored; games indexed in schedule order; each seat's think time", _kept_ratings),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

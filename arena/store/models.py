@@ -184,8 +184,9 @@ class GameRow(OfTournament, Base):
 
 class GameSeat(Base):
     """A seat of a game: the team (entry) that plays it, and once the game is finished, the
-    points it scored as the game reports them (``None``: the game reports none) and the tail of
-    what its bot wrote to stderr."""
+    points it scored as the game reports them (``None``: the game reports none), the tail of
+    what its bot wrote to stderr, and its moves and their time (so that a tournament's think
+    times are read without reading its moves)."""
 
     __tablename__ = "game_seats"
     __table_args__ = (Index("ix_game_seats_entry", "entry_id"),)
@@ -194,6 +195,10 @@ class GameSeat(Base):
     entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id"))
     points: Mapped[float | None] = mapped_column(Float)
     stderr: Mapped[str | None] = mapped_column(CleanText)
+    #: once the game is stored: the seat's moves, their total and longest wall time (ms)
+    moves: Mapped[int | None] = mapped_column(Integer)
+    think_ms: Mapped[float | None] = mapped_column(Float)
+    longest_ms: Mapped[float | None] = mapped_column(Float)
 
 
 class GameVoid(Base):
@@ -278,28 +283,41 @@ def count(session: Session, model: type[Base], *where: ColumnElement[bool]) -> i
 
 
 class SeatRow(NamedTuple):
-    """A game's seat as reads take it (``game_seats``): its team's entry, its points and the
-    tail of its stderr."""
+    """A game's seat as reads take it (``game_seats``): its team's entry, its points, the tail
+    of its stderr, its moves and their total and longest wall time."""
 
     game_id: int
     seat: int
     entry_id: int
     points: float | None
     stderr: str | None
+    moves: int | None
+    think_ms: float | None
+    longest_ms: float | None
 
 
 def game_seats(session: Session, *where: ColumnElement[bool]) -> dict[int, list[SeatRow]]:
     """The seats of each game matching every condition of ``where`` (on ``GameRow``), in seat
     order, by game id (rows, not objects: a tournament's seats are read whole)."""
     query = (
-        select(GameSeat.game_id, GameSeat.seat, GameSeat.entry_id, GameSeat.points, GameSeat.stderr)
+        select(
+            GameSeat.game_id,
+            GameSeat.seat,
+            GameSeat.entry_id,
+            GameSeat.points,
+            GameSeat.stderr,
+            GameSeat.moves,
+            GameSeat.think_ms,
+            GameSeat.longest_ms,
+        )
         .join(GameRow, GameRow.id == GameSeat.game_id)
         .where(*where)
-        .order_by(GameSeat.game_id, GameSeat.seat)
+        .order_by(GameRow.id, GameSeat.seat)  # (by the games' index: no sort)
     )
     seats: dict[int, list[SeatRow]] = {}
-    for row in session.execute(query):
-        seat = SeatRow(*row)
+    make = SeatRow._make
+    for row in session.connection().execute(query).all():  # (plain rows, fetched at once: no ORM work on each)
+        seat = make(row)
         seats.setdefault(seat.game_id, []).append(seat)
     return seats
 

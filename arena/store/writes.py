@@ -135,7 +135,13 @@ _FINISH = update(GameRow).where(GameRow.id == bindparam("game_id"), GameRow.stat
 _SEAT_END = (
     update(GameSeat)
     .where(GameSeat.game_id == bindparam("game"), GameSeat.seat == bindparam("at"))
-    .values(points=bindparam("scored"), stderr=bindparam("wrote"))
+    .values(
+        points=bindparam("scored"),
+        stderr=bindparam("wrote"),
+        moves=bindparam("moved"),
+        think_ms=bindparam("thought"),
+        longest_ms=bindparam("longest"),
+    )
 )
 
 
@@ -170,11 +176,23 @@ def save_record(session: Session, record: GameRecord) -> bool:
             ],
         )
     points = record.points or (None,) * len(record.stderr)
+    times: list[list[float]] = [[] for _ in record.stderr]
+    for m in moves:
+        if m.seat >= 0:  # (not a chance outcome)
+            times[m.seat].append(m.wall_ms)
     connection.execute(
         _SEAT_END,
         [
-            {"game": game_id, "at": seat, "scored": scored, "wrote": wrote or None}
-            for seat, (scored, wrote) in enumerate(zip(points, record.stderr, strict=True))
+            {
+                "game": game_id,
+                "at": seat,
+                "scored": scored,
+                "wrote": wrote or None,
+                "moved": len(walls),
+                "thought": _total(walls),
+                "longest": max(walls, default=0.0),
+            }
+            for seat, (scored, wrote, walls) in enumerate(zip(points, record.stderr, times, strict=True))
         ],
     )
     connection.execute(
@@ -196,6 +214,14 @@ def save_record(session: Session, record: GameRecord) -> bool:
         },
     )
     return True
+
+
+def _total(values: list[float]) -> float:
+    """``values`` added up in order, as SQL's ``sum`` adds a seat's move times."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def save_void(session: Session, record: GameRecord) -> int:
