@@ -99,7 +99,8 @@ def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSet
 @dataclass
 class Results:
     """Everything the leaderboard and the report show of one tournament (what is worked out
-    from every game, such as ``has_course_points``, is worked out once)."""
+    from every game, such as ``has_course_points``, is worked out once; the leaderboard, the
+    Elo fit and the crosstable when first asked for)."""
 
     tournament: Tournament
     config: TournamentDef
@@ -109,19 +110,31 @@ class Results:
     current: dict[str, RatingHistory]
     #: the finished games, as standings and ratings take them
     played: list[GameResult]
-    leaderboard: list[LeaderboardLine]
     stages: list[StageTable]
-    crosstable: dict[tuple[str, str], CrossCell]
     totals: Totals
     rating_settings: list[RatingSetting]
     standings: list[Place]
-    elo: EloTable
     #: each team's moves the clock cut short of the bot's own budget (teams with none left out)
     cut: dict[str, int] = field(default_factory=dict)
 
     def cut_notes(self) -> list[str]:
         """A sentence for each team some of whose moves the clock cut (``cut_moves``)."""
         return [cut_note(team, count) for team, count in sorted(self.cut.items())]
+
+    @cached_property
+    def leaderboard(self) -> list[LeaderboardLine]:
+        """Every team ranked by its rating, with its record, think time and Elo."""
+        return leaderboard(self.teams, self.games, self.played, self.current, self.elo)
+
+    @cached_property
+    def elo(self) -> EloTable:
+        """The Elo leaderboard of every finished game."""
+        return elo_table(self.teams, self.games)
+
+    @cached_property
+    def crosstable(self) -> dict[tuple[str, str], CrossCell]:
+        """(team, opponent) -> what the team scored against that opponent, over every stage."""
+        return crosstable(self.games)
 
     @cached_property
     def ratings(self) -> dict[str, RatingHistory]:
@@ -521,7 +534,6 @@ def load_results(session: Session, tournament: Tournament) -> Results:
     current = rate(session, tournament, config, played)
     conservative = {team: history.conservative for team, history in current.items()}
     stages = stage_tables(session, tournament, config, games, conservative, stored)
-    elo = elo_table(teams, games)
     return Results(
         tournament,
         config,
@@ -529,13 +541,10 @@ def load_results(session: Session, tournament: Tournament) -> Results:
         games,
         current,
         played,
-        leaderboard(teams, games, played, current, elo),
         stages,
-        crosstable(games),
         totals(config, games, extra_games(session, tournament, config, stored)),
         rating_settings(tournament, config.rating),
         final_standings(stages),
-        elo,
         cut_moves(session, tournament.id),
     )
 
