@@ -32,8 +32,8 @@ peak RSS and output of a report killed at the timeout). The growth columns are t
 figure at one size to the one before; the last column is the issue's target at 100,000 games
 (2 cores): each command <= 2 s, a served page <= 200 ms warm and <= 1 s cold, ``report`` <= 60 s
 and <= 100 MB, any process <= 300 MB peak RSS, and from 10,000 to 100,000 games no figure
-growing more than ~10x. SQLite only (``--postgres`` is left out: the issue's figures are
-SQLite's).
+growing more than ~10x. SQLite's, or PostgreSQL's with ``--postgres`` (a server of the tests'
+own on 127.0.0.1, the leagues synthesised afresh in it, not cached).
 """
 
 from __future__ import annotations
@@ -52,10 +52,11 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
-from contextlib import closing
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -132,6 +133,33 @@ def database(cache: Path, size: int) -> Path:
     return path
 
 
+@contextmanager
+def postgres() -> Iterator[Any]:
+    """A PostgreSQL server of the tests' own (tests/fixtures/pgserver.py) on 127.0.0.1, removed
+    at the end."""
+    from tests.fixtures.pgserver import PostgresServer, require_server
+
+    server = PostgresServer(require_server())  # (the folder of its programs)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def in_postgres(server: Any, size: int) -> str:
+    """The league of ``size`` games, synthesised in a new database of ``server``: its URL."""
+    from tests.builders import synthesize
+
+    teams, per_pair = LEAGUES[size]
+    url = server.new_database()
+    start = time.perf_counter()
+    synthesize(url, teams=teams, game="tictactoe", stages=[{"name": "league", "games_per_pair": per_pair}], name=NAME)
+    seconds = time.perf_counter() - start
+    print(f"synthesised {size:,} games ({teams} teams x {per_pair}) in PostgreSQL in {seconds:.0f} s")
+    return url
+
+
 @dataclass(frozen=True)
 class Facts:
     """What the figures need of a league: its tournament's id, its games and moves, a game in
@@ -144,8 +172,8 @@ class Facts:
     team: str
 
 
-def facts(path: Path) -> Facts:
-    """The facts of the league in ``path``."""
+def facts(url: str) -> Facts:
+    """The facts of the league in the database at ``url``."""
     from types import SimpleNamespace
 
     from sqlalchemy import func, select
@@ -154,7 +182,7 @@ def facts(path: Path) -> Facts:
     from arena.store.database import open_store
     from arena.store.models import Entry, GameRow, MoveRow, Tournament
 
-    with open_store(f"sqlite:///{path}", read_only=True)() as session:
+    with open_store(url, read_only=True)() as session:
         tid = session.scalars(select(Tournament.id).where(Tournament.name == NAME)).one()
         games = session.scalar(select(func.count()).select_from(GameRow).where(GameRow.tournament_id == tid)) or 0
         moves = session.scalar(select(func.count()).select_from(MoveRow)) or 0
@@ -201,7 +229,7 @@ def folder_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
-def commands(path: Path, info: Facts, only: set[str], repeat: int, timeout: float) -> dict[str, Figure]:
+def commands(url: str, info: Facts, only: set[str], repeat: int, timeout: float) -> dict[str, Figure]:
     """Each chosen command's median time over ``repeat`` runs (one run once one times out)."""
     figures: dict[str, Figure] = {}
     for name, template in COMMANDS.items():
@@ -214,7 +242,7 @@ def commands(path: Path, info: Facts, only: set[str], repeat: int, timeout: floa
                 out = scratch / "site"
                 shutil.rmtree(out, ignore_errors=True)
                 argv = [part.format(game=info.middle, out=out) for part in template]
-                figure = run_command([*argv, "--db", f"sqlite:///{path}"], timeout)
+                figure = run_command([*argv, "--db", url], timeout)
                 if name == "report" and figure.seconds is not None:
                     figure.extra["MB"] = folder_mb(out)
                 runs.append(figure)
@@ -260,11 +288,11 @@ def get(address: str, timeout: float) -> float | None:
     return time.perf_counter() - start
 
 
-def serve(path: Path, port: int) -> subprocess.Popen[bytes]:
+def serve(url: str, port: int) -> subprocess.Popen[bytes]:
     """``arena serve`` of the database, read-only, once it answers (its home page is cheap)."""
     arena = str(Path(sys.executable).parent / "arena")
     process = subprocess.Popen(
-        [arena, "serve", "--db", f"sqlite:///{path}", "--port", str(port), "--no-play"],
+        [arena, "serve", "--db", url, "--port", str(port), "--no-play"],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -304,7 +332,7 @@ def stop(server: subprocess.Popen[bytes]) -> None:
 
 
 def pages(
-    path: Path, info: Facts, only: set[str], repeat: int, timeout: float, games_page: str | None
+    url: str, info: Facts, only: set[str], repeat: int, timeout: float, games_page: str | None
 ) -> dict[str, Figure]:
     """Each chosen page of its own new ``arena serve``: cold (its first request, which loads the
     tournament's results) and warm (the median of ``repeat`` more), and the server's peak RSS."""
@@ -322,7 +350,7 @@ def pages(
     figures: dict[str, Figure] = {}
     for name in (name for name in PAGES if name in only):
         port = free_port()
-        server = serve(path, port)
+        server = serve(url, port)
         address = f"http://127.0.0.1:{port}{addresses[name]}"
         cold: float | None = None
         warm: list[float] = []
@@ -449,6 +477,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "arena-scale-bench")
     parser.add_argument("--games-page", metavar="PARAM", help="the games list's page parameter, once there is one")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--postgres", action="store_true", help="the leagues in PostgreSQL (made afresh, not cached)")
     args = parser.parse_args()
     sizes = [int(s.replace("_", "").replace(",", "")) for s in args.sizes.split(",") if s]
     sizes += [1_000_000] if args.big and 1_000_000 not in sizes else []
@@ -463,13 +492,18 @@ def main() -> None:
         if only - set(figures):
             raise SystemExit(f"unknown figures {sorted(only - set(figures))}; of: {', '.join(figures)}")
     results: dict[int, dict[str, Figure]] = {}
-    for size in sorted(sizes):
-        path = database(args.cache, size)
-        info = facts(path)
-        megabytes = path.stat().st_size / 1e6
-        print(f"{size:,}: {info.games:,} games, {info.moves:,} moves, {megabytes:.0f} MB ({path})", flush=True)
-        results[size] = commands(path, info, only, args.repeat, args.timeout)
-        results[size] |= pages(path, info, only, args.repeat, args.timeout, args.games_page)
+    with ExitStack() as stack:
+        server = stack.enter_context(postgres()) if args.postgres else None
+        for size in sorted(sizes):
+            if server is None:
+                path = database(args.cache, size)
+                url, where = f"sqlite:///{path}", f"{path.stat().st_size / 1e6:.0f} MB ({path})"
+            else:
+                url, where = in_postgres(server, size), "PostgreSQL"
+            info = facts(url)
+            print(f"{size:,}: {info.games:,} games, {info.moves:,} moves, {where}", flush=True)
+            results[size] = commands(url, info, only, args.repeat, args.timeout)
+            results[size] |= pages(url, info, only, args.repeat, args.timeout, args.games_page)
     print_table(results, args.timeout)
     if args.json:
         data = {
