@@ -16,14 +16,15 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from arena.contests.config import GameDef, TimeDef, parse_config
-from arena.contests.season import create_season, freeze, play_ladder, prune, standings, submit
+from arena.contests.season import LADDER, create_season, freeze, play_ladder, prune, standings, submit
 from arena.entrants.uploads import MAX_RATIO, MAX_UPLOAD, UploadError, unpack
 from arena.formats.ladder import InformationPairing, Ladder, RandomPairing, RoundRobinPairing, ranks_of, seats
 from arena.runners.local import LocalRunner
 from arena.store.database import open_store
+from arena.store.models import KeptRatings
 from arena.store.seasons import MAX_PER_HOUR, OutOfSpace, SeasonError, add_teams, hash_token
 from tests.builders import before_game_seats
 from tests.fixtures.harnesskit import arena, arena_here
@@ -229,6 +230,11 @@ def test_submissions_are_validated_and_the_ladder_plays_and_freezes(season):
     assert played == 6
     after = standings(sessions, "spring")
     assert sum(s.games for s in after) == 12 and all(s.sigma < 25 / 3 for s in after)
+    with sessions.begin() as session:  # the ladder kept after the games is what rating them all gives
+        (kept,) = session.scalars(select(KeptRatings).where(KeptRatings.settings == LADDER)).all()
+        assert kept.rated == 6
+        session.delete(kept)
+    assert standings(sessions, "spring") == after
     text = freeze(sessions, "spring", top=2, folder=tmp_path)
     config = parse_config(text)
     assert sorted(config.team_bots()) == ["blue", "red"]

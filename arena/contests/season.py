@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from sqlalchemy import select
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -25,7 +25,7 @@ from arena.entrants.uploads import MAX_UNPACKED, UploadError, unpack
 from arena.errors import ArenaError
 from arena.formats.ladder import InformationPairing, Ladder
 from arena.games import GAMES, get_game_from_spec
-from arena.store.models import Bot, Entry, GameRow, Tournament, count
+from arena.store.models import Bot, Entry, GameRow, KeptRatings, Tournament, count
 from arena.store.seasons import (
     Frozen,
     RateLimited,
@@ -50,6 +50,8 @@ from arena.store.writes import PlannedGame, add_entry, add_game, add_tournament
 TAKE_ATTEMPTS = 5
 #: the ``config_hash`` of a season's ladder tournament (never a command's default tournament)
 SEASON_HASH = "season"
+#: the ``settings`` of a season's kept ladder (``KeptRatings``: the ladder's own TrueSkill and counts)
+LADDER = "season ladder"
 #: days a retired version's files are kept (its rows, log and games are kept for ever)
 PRUNE_AFTER_DAYS = 7.0
 
@@ -306,17 +308,64 @@ def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tup
     """The ladder's ratings now: every finished game of the season rated in the order played
     (retired versions' games count for their opponents), then only the active versions kept;
     and the active versions by their entry's name (``TEAM vN``)."""
-    from arena.contests.stages import results
-
-    ladder = Ladder()
-    for name in session.scalars(select(Entry.team).where(Entry.tournament_id == season.tournament_id)):
-        ladder.join(name)
-    for game in results(session, session.get_one(Tournament, season.tournament_id), "standard"):
-        ladder.record(game.teams, game.ranks())  # a forfeit: the offender's loss (last of more)
+    ladder = _whole_ladder(session, season)[0]
     on = {f"{team.name} v{submission.version}": (team, submission) for team, submission in active(session, season)}
     for name in set(ladder.rungs) - set(on):
         ladder.leave(name)
     return ladder, on
+
+
+def _whole_ladder(session: Session, season: Season) -> tuple[Ladder, int]:
+    """Every version's rung after every finished game of the season, gone on from the ladder
+    kept with it (``keep_ladder``) while the games it rated are still those stored; and the
+    last game id rated."""
+    from arena.contests.stages import results, stored_games
+
+    ladder, through = Ladder(), 0
+    for name in session.scalars(select(Entry.team).where(Entry.tournament_id == season.tournament_id)):
+        ladder.join(name)
+    kept = session.scalars(
+        select(KeptRatings).where(KeptRatings.tournament_id == season.tournament_id, KeptRatings.settings == LADDER)
+    ).one_or_none()
+    if kept is not None and _rated(session, season.tournament_id, kept.through) == (kept.rated, kept.check):
+        ladder.restore(kept.teams)
+        through = kept.through
+    tournament = session.get_one(Tournament, season.tournament_id)
+    for game in results(session, tournament, "standard", stored=stored_games(session, tournament, after=through)):
+        ladder.record(game.teams, game.ranks())  # a forfeit: the offender's loss (last of more)
+        through = game.id
+    return ladder, through
+
+
+def keep_ladder(session: Session, season: Season) -> None:
+    """Keep the whole ladder as it is after the season's games (in the caller's transaction),
+    for reads to go on from, when every game stored is finished."""
+    waiting = session.scalar(
+        select(func.count()).where(GameRow.tournament_id == season.tournament_id, GameRow.status != "finished")
+    )
+    if waiting:
+        return
+    ladder, through = _whole_ladder(session, season)
+    rated, check = _rated(session, season.tournament_id, through)
+    kept = session.scalars(
+        select(KeptRatings).where(KeptRatings.tournament_id == season.tournament_id, KeptRatings.settings == LADDER)
+    ).one_or_none()
+    if kept is None:
+        kept = KeptRatings(tournament_id=season.tournament_id, settings=LADDER)
+        session.add(kept)
+    kept.through, kept.rated, kept.check, kept.teams = through, rated, check, ladder.state()
+
+
+def _rated(session: Session, tournament_id: int, through: int) -> tuple[int, int]:
+    """How many games of ids up to ``through`` the ladder rates, and the sum of their ids."""
+    rated = (
+        GameRow.tournament_id == tournament_id,
+        GameRow.id <= through,
+        GameRow.status == "finished",
+        or_(GameRow.termination.is_(None), GameRow.termination != "aborted"),
+    )
+    found, total = session.execute(select(func.count(), func.sum(GameRow.id)).where(*rated)).one()
+    return int(found or 0), int(total or 0)
 
 
 def standings(sessions: sessionmaker[Session], season_name: str) -> list[SeasonStanding]:
@@ -392,6 +441,8 @@ def play_ladder(
         for record in play_and_store(sessions, runner, jobs, control.max_replays, lambda *_: None, unplayable):
             played += 1
             on_record(record, names[record.game_id])
+        with sessions.begin() as session:
+            keep_ladder(session, get_season(session, season_name))
     return played
 
 

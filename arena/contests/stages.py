@@ -96,13 +96,18 @@ class StoredGames:
         return self._stages.get(number, [])
 
 
-def stored_games(session: Session, tournament: Tournament, stage: int | None = None) -> StoredGames:
-    """``tournament``'s games (of ``stage`` only, if given), teams and pools, read once."""
+def stored_games(
+    session: Session, tournament: Tournament, stage: int | None = None, after: int | None = None
+) -> StoredGames:
+    """``tournament``'s games (of ``stage`` only, those of ids after ``after`` only, if given),
+    teams and pools, read once."""
     where = [GameRow.tournament_id == tournament.id]
     pooled = [PoolEntry.tournament_id == tournament.id]
     if stage is not None:
         where.append(GameRow.stage == stage)
         pooled.append(PoolEntry.stage == stage)
+    if after is not None:
+        where.append(GameRow.id > after)
     seats = game_seats(session, *where)
     columns = (GameRow.id, GameRow.stage, GameRow.pool, GameRow.round, GameRow.status, GameRow.winner)
     query = select(*columns, GameRow.termination, GameRow.offender).where(*where).order_by(GameRow.id)

@@ -28,6 +28,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, field
+from typing import Any
 
 import trueskill
 
@@ -84,6 +85,23 @@ class Ladder:
                     rung.wins += 1
                 else:
                     rung.draws += 1
+
+    def state(self) -> dict[str, list[Any]]:
+        """Every rung as numbers to keep (``restore`` takes them back exactly): its rating's
+        precision and precision-adjusted mean, its games, wins, draws and games in each seat."""
+        return {
+            name: [r.rating.pi, r.rating.tau, r.games, r.wins, r.draws, sorted(r.seated.items())]
+            for name, r in self.rungs.items()
+        }
+
+    def restore(self, state: dict[str, list[Any]]) -> None:
+        """Set the rungs of ``state`` (``Ladder.state``) as they were kept."""
+        for name, (pi, tau, games, wins, draws, seated) in state.items():
+            rung = self.join(name)
+            rung.rating = self.env.create_rating()
+            rung.rating.pi, rung.rating.tau = pi, tau
+            rung.games, rung.wins, rung.draws = games, wins, draws
+            rung.seated = Counter(dict(seated))
 
     def order(self) -> list[str]:
         """The bots best first, by mu - 3 sigma (then by name)."""
