@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
@@ -208,6 +208,13 @@ def report(
     into: Annotated[
         Path | None, typer.Option("--out", "-o", help="Folder to write to (default: reports/<tournament>/).")
     ] = None,
+    games: Annotated[
+        Literal["auto", "all", "final", "none"],  # (report.GamePages)
+        typer.Option(
+            help="The games that get a replay page: all, the last stage's (final), none, or auto: all of up to "
+            "5,000 games, else the last stage's if they are at most 5,000, else the latest 5,000 finished games.",
+        ),
+    ] = "auto",
     db: Db = DEFAULT_DB,
 ) -> None:
     """Write the tournament's HTML report: a static site that works offline (open index.html)."""
@@ -225,7 +232,7 @@ def report(
             "folder (it is created if need be)"
         )
     try:
-        written = write_report(store, name, folder)
+        written = write_report(store, name, folder, games)
     except OSError as error:
         where = error.filename or folder
         raise ArenaError(
@@ -237,6 +244,8 @@ def report(
         escape(printable(f"Wrote {written.pages} pages to {folder}/ in {elapsed:.1f} s: open {folder / 'index.html'}")),
         highlight=False,
     )
+    if written.replays:
+        out().print(escape(printable(written.replays)), highlight=False)
     if written.note:
         out().print(f"[yellow]{escape(printable(written.note))}[/]", highlight=False)
     for problem in written.problems[:10]:

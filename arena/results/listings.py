@@ -1,20 +1,37 @@
 """The stored tournaments, games and bots as plain rows, for the listing commands and scripts,
-and one game's whole record (the read side: nothing here writes)."""
+one game's whole record, and a page of a tournament's games as a list filters them (the read
+side: nothing here writes)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select
 from sqlalchemy.orm import Session
 
+from arena.core.records import Termination
 from arena.errors import ArenaError
 from arena.results.lookup import find_game, pool_name, stage_name, stage_names
 from arena.store.models import Bot, Entry, GameRow, GameSeat, GameVoid, MoveRow, Tournament, game_seats
 
 #: how much of a bot's stored error output a game's record shows: its last characters
 STDERR_SHOWN = 4000
+#: the columns of a game that ``game_rows`` lists
+LISTED = (
+    GameRow.id,
+    GameRow.tournament_id,
+    GameRow.stage,
+    GameRow.pool,
+    GameRow.round,
+    GameRow.status,
+    GameRow.winner,
+    GameRow.termination,
+    GameRow.offender,
+    GameRow.plies,
+    GameRow.replays,
+)
 
 
 def tournament_rows(session: Session) -> list[dict[str, Any]]:
@@ -50,12 +67,13 @@ def game_rows(
     ``teams``, every seat's, and ``result``, each seat's finishing place (``1-3-2``)."""
     from arena.results.replay import result_text
 
-    query = select(GameRow, Tournament).join(Tournament, GameRow.tournament_id == Tournament.id)
+    where = []
     if tournament is not None:
-        if session.scalar(select(Tournament.id).where(Tournament.name == tournament)) is None:
+        tournament_id = session.scalar(select(Tournament.id).where(Tournament.name == tournament))
+        if tournament_id is None:
             known = ", ".join(session.scalars(select(Tournament.name))) or "none"
             raise ArenaError(f"no tournament {tournament!r}; the tournaments: {known}")
-        query = query.where(Tournament.name == tournament)
+        where.append(GameRow.tournament_id == tournament_id)
     if bot is not None:
         of_bot = (
             select(GameSeat.game_id)
@@ -63,30 +81,35 @@ def game_rows(
             .join(Bot, Bot.id == Entry.bot_id)
             .where(or_(Entry.team == bot, Bot.name == bot))
         )
-        query = query.where(GameRow.id.in_(of_bot))
-    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    ordered = query.order_by(GameRow.id.desc())
+        where.append(GameRow.id.in_(of_bot))
+    total = session.scalar(select(func.count()).select_from(GameRow).where(*where)) or 0
+    # only the columns a row shows, newest first (the index of a tournament's games by id gives
+    # them in that order: no sort of every game)
+    ordered = select(*LISTED).where(*where).order_by(GameRow.id.desc())
     listed = session.execute(ordered if limit is None else ordered.limit(limit)).all()
+    ids = [g.id for g in listed]
     teams: dict[int, list[str]] = {}
     for game_id, team in session.execute(
         select(GameSeat.game_id, Entry.team)
         .join(Entry, Entry.id == GameSeat.entry_id)
-        .where(GameSeat.game_id.in_([g.id for g, _ in listed]))
+        .where(GameSeat.game_id.in_(ids))
         .order_by(GameSeat.game_id, GameSeat.seat)
     ):
         teams.setdefault(game_id, []).append(team)
-    points = _points_of(session, [g.id for g, _ in listed])
-    names: dict[int, list[str]] = {}
+    points = _points_of(session, ids)
+    tournaments = {
+        t.id: (t.name, _stage_names(t))
+        for t in session.scalars(select(Tournament).where(Tournament.id.in_({g.tournament_id for g in listed})))
+    }
     rows = []
-    for g, t in listed:
-        if t.id not in names:
-            names[t.id] = _stage_names(t)
+    for g in listed:
+        name, stages = tournaments[g.tournament_id]
         seated = teams.get(g.id, [])
         row = {
             "id": g.id,
-            "tournament": t.name,
+            "tournament": name,
             "stage": g.stage,
-            "stage_name": stage_name(names[t.id], g.stage),
+            "stage_name": stage_name(stages, g.stage),
             "pool": g.pool,
             "pool_name": pool_name(g.pool),
             "round": g.round,
@@ -105,6 +128,76 @@ def game_rows(
             row["result"] = result_text(len(seated), g.winner, points.get(g.id)) if g.status == "finished" else None
         rows.append(row)
     return rows, total
+
+
+@dataclass(frozen=True, slots=True)
+class GameFilter:
+    """Which of a tournament's games a list shows (``None``: any): those the team ``entry_id``
+    (an entry of the tournament) plays, of stage ``stage``, won by seat ``winner``, and of the
+    ``result`` (one of ``RESULTS``)."""
+
+    entry_id: int | None = None
+    stage: int | None = None
+    winner: int | None = None
+    result: str | None = None
+
+
+#: what ``GameFilter.result`` may say: no winner, a forfeit, won or lost by the team (the
+#: filter's ``entry_id``), not played yet (a game left unfinished is not finished either)
+RESULTS = ("draw", "forfeit", "won", "lost", "pending")
+#: the terminations of a game that are not a forfeit (``Termination.is_forfeit``)
+NOT_FORFEITS = tuple(t.value for t in Termination if not t.is_forfeit)
+
+
+def _conditions(tournament_id: int, chosen: GameFilter) -> list[ColumnElement[bool]]:
+    """What a game of ``tournament_id`` that ``chosen`` lets through is, in SQL (as the static
+    report's games list filters its rows in the page, report.js)."""
+    finished = and_(GameRow.status == "finished", or_(GameRow.termination.is_(None), GameRow.termination != "aborted"))
+    where: list[ColumnElement[bool]] = [GameRow.tournament_id == tournament_id]
+    if chosen.entry_id is not None:
+        where.append(GameRow.id.in_(select(GameSeat.game_id).where(GameSeat.entry_id == chosen.entry_id)))
+    if chosen.stage is not None:
+        where.append(GameRow.stage == chosen.stage)
+    if chosen.winner is not None:
+        where += [finished, GameRow.winner == chosen.winner]
+    match chosen.result:
+        case None:
+            pass
+        case "draw":
+            where += [finished, GameRow.winner.is_(None)]
+        case "forfeit":
+            where += [GameRow.offender.is_not(None), GameRow.termination.not_in(NOT_FORFEITS)]
+        case "pending":
+            where.append(not_(finished))
+        case "won" | "lost" if chosen.entry_id is None:  # nobody's win or loss: no game
+            where.append(false())
+        case "won" | "lost":
+            won = _won_by(chosen.entry_id)
+            where += [finished, won] if chosen.result == "won" else [finished, GameRow.winner.is_not(None), not_(won)]
+        case _:
+            raise ArenaError(f"no result {chosen.result!r} to list games by; the results: {', '.join(RESULTS)}")
+    return where
+
+
+def _won_by(entry_id: int | None) -> ColumnElement[bool]:
+    """Whether the seat that won a game is the team ``entry_id``'s."""
+    seat = select(GameSeat.game_id).where(
+        GameSeat.game_id == GameRow.id, GameSeat.seat == GameRow.winner, GameSeat.entry_id == entry_id
+    )
+    return seat.exists()
+
+
+def game_page(
+    session: Session, tournament_id: int, chosen: GameFilter, page: int, size: int
+) -> tuple[list[int], int, int]:
+    """The ids of the games on page ``page`` (from 1; past the last, the last) of those of
+    tournament ``tournament_id`` that ``chosen`` lets through, ``size`` a page in schedule
+    order; how many it lets through, and the page's number."""
+    where = _conditions(tournament_id, chosen)
+    matching = session.scalar(select(func.count()).select_from(GameRow).where(*where)) or 0
+    page = max(1, min(page, -(-matching // size)))
+    query = select(GameRow.id).where(*where).order_by(GameRow.id).offset((page - 1) * size).limit(size)
+    return list(session.scalars(query)), matching, page
 
 
 def _points_of(session: Session, game_ids: list[int]) -> dict[int, list[float]]:

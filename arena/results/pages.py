@@ -4,8 +4,10 @@ renders them on request). Both use the same Jinja2 templates (``arena/results/te
 replay script, so a page looks the same written or served.
 
 The pages keep the static site's layout relative to a ``root``: ``index.html``,
-``crosstable.html``, ``games.html``, ``teams/<file>.html``, ``games/<id>.html`` and
-``assets/``; the web app serves a tournament's pages under ``/t/<id>/``.
+``crosstable.html``, ``games.html`` (a page of the games list: the static report writes the
+others to ``games-2.html`` and on, the web app serves them at ``games.html?page=2``),
+``teams/<file>.html``, ``games/<id>.html`` and ``assets/``; the web app serves a tournament's
+pages under ``/t/<id>/``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import json
 import re
 import time
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +69,15 @@ def environment() -> Environment:
         percent=percent,
         kind=lambda k: k.replace("_", " "),
     )
-    env.globals.update(team_file=team_file, pool_name=pool_name)
+    env.globals.update(pool_name=pool_name, seat_key=seat_key)
     return env
+
+
+def seat_key(seat: int) -> str:
+    """A seat's key, as the pages' classes and the games list's result filter name it (and
+    replay.js's ``ArenaBoard.seatClass``): ``x`` and ``o`` for the first two seats, ``p3``,
+    ``p4``... for the others."""
+    return "xo"[seat] if seat < 2 else f"p{seat + 1}"
 
 
 def team_file(team: Any) -> str:
@@ -92,6 +102,11 @@ MOST_BOARDS = 16
 CELL_TEXT, LABEL_TEXT, NOTE_TEXT, MOST_NOTES = 3, 80, 300, 20
 #: the longest ``render()`` text a position shows
 RENDER_TEXT = 20_000
+#: the most dots a team's rating chart draws (``thin_dots``)
+MOST_DOTS = 300
+#: the most of a team's games its page lists (its latest): a team of a season of 100,000 games
+#: plays some 2,000, which would weigh 900 KB a team page (the games list has every one)
+TEAM_GAMES = 200
 
 
 def board_kind(game: Game | None) -> str:
@@ -201,12 +216,15 @@ def site_context(found: Results, served: bool = False, game: Game | None = None)
         "config": config,
         "note": describe_status(found),
         "teams": {team.name: team for team in found.teams},
+        "team_files": {team.name: team_file(team) for team in found.teams},
         "lines": {line.team: line for line in found.leaderboard},
         "stage_names": [s.name for s in config.stages],
         "names": seat_names(game, found.seat_count),
         "board_kind": board_kind(game),
         "generated": when(time.time()),
         "problems": {},
+        #: the games with a replay page (``None``: every game; the static report may write fewer)
+        "replayed": None,
         "served": served,
     }
 
@@ -228,23 +246,37 @@ def crosstable_values(found: Results) -> dict[str, Any]:
     return {"order": [line.team for line in found.leaderboard]}
 
 
-def think_times(found: Results, moves: Mapping[int, Moves]) -> dict[str, list[float]]:
+def think_times(found: Results, moves: Mapping[int, Moves], team: str | None = None) -> dict[str, list[float]]:
     """Each team's think times (wall milliseconds), over its games' ``moves`` (a chance
-    outcome is nobody's)."""
+    outcome is nobody's); with ``team``, over that team's games only (its opponents' times in
+    them are there too)."""
     times: dict[str, list[float]] = defaultdict(list)
-    for g in found.games:
+    for g in found.games if team is None else found.games_of(team):
         for seat, _, wall in moves.get(g.id, ()):
             if 0 <= seat < len(g.seats):
                 times[g.seats[seat]].append(wall)
     return times
 
 
-def team_values(found: Results, team: Team, times: list[float]) -> dict[str, Any]:
-    """A team page's values; ``times``: the team's think times (wall milliseconds)."""
+def think_chart(found: Results, times: list[float]) -> dict[str, Any]:
+    """The histogram of a team's think ``times`` (wall milliseconds), the move's time limit
+    marked."""
+    move = found.config.time.move
+    return think_histogram(times, None if move is None else move * 1000)
+
+
+def chart_span(found: Results) -> tuple[float, float]:
+    """The μ ± σ range every team's rating chart shares (from every team's history: worked out
+    once for every team page)."""
+    rating = found.config.rating
+    return rating_span(found.ratings, (rating.mu, rating.sigma))
+
+
+def team_values(found: Results, team: Team, think: dict[str, Any], span: tuple[float, float]) -> dict[str, Any]:
+    """A team page's values; ``think``: the team's ``think_chart``, ``span``: the ``chart_span``.
+    The page lists the team's latest ``TEAM_GAMES`` games."""
     config = found.config
     start = (config.rating.mu, config.rating.sigma)
-    span = rating_span(found.ratings, start)
-    limit = None if config.time.move is None else config.time.move * 1000
     own = found.games_of(team.name)
     labels = {
         g.id: f"game {g.id} vs {', '.join(t for t in g.seats if t != team.name)} ({g.score_of(team.name)})" for g in own
@@ -260,12 +292,24 @@ def team_values(found: Results, team: Team, times: list[float]) -> dict[str, Any
         "team": team,
         "line": lines[team.name],
         "place": places.get(team.name),
-        "games": own,
+        "games": own[-TEAM_GAMES:],
+        "all_games": len(own),
         "params": params_text(team.params),
-        "rating_chart": rating_chart(found.ratings[team.name], start, labels, stage_marks, span),
-        "think_chart": think_histogram(times, limit),
+        "rating_chart": thin_dots(rating_chart(found.ratings[team.name], start, labels, stage_marks, span)),
+        "think_chart": think,
         "forfeits": [g for g in own if g.forfeit and g.offender is not None and g.seats[g.offender] == team.name],
     }
+
+
+def thin_dots(chart: dict[str, Any]) -> dict[str, Any]:
+    """A rating chart with at most ``MOST_DOTS`` of its dots (one a game, each with its
+    tooltip): evenly spread, the last kept. Some hundreds fill the chart's width; a team of
+    2,000 games would otherwise weigh 200 KB of dots on top of each other."""
+    dots = chart.get("dots", [])
+    if len(dots) > MOST_DOTS:
+        step = -(-len(dots) // MOST_DOTS)
+        chart["dots"] = dots[len(dots) - 1 :: -step][::-1]
+    return chart
 
 
 def game_data(game: Game | None, summary: GameSummary, moves: Moves, unavailable: str | None = None) -> dict[str, Any]:
@@ -336,14 +380,68 @@ def hidden_data(game: Game, summary: GameSummary, moves: Moves) -> dict[str, Any
 
 
 def game_values(
-    data: dict[str, Any], summary: GameSummary, neighbours: tuple[int | None, int | None]
+    data: dict[str, Any], summary: GameSummary, neighbours: tuple[int | None, int | None], listed_at: str
 ) -> dict[str, Any]:
-    """A game page's values, from its ``game_data``."""
+    """A game page's values, from its ``game_data``; ``listed_at``: the address of the page of
+    the games list that lists it (from the site's root)."""
     return {
         "g": summary,
+        "listed_at": listed_at,
         "data": embed_json(data),
         "problem": data["problem"],
         "unavailable": data.get("unavailable", False),
         "neighbours": neighbours,
         "result": data["result"],
+    }
+
+
+# ---------------------------------------------------------------- the games list, a page at a time
+
+
+@dataclass(frozen=True, slots=True)
+class Pager:
+    """Which page of a list a page is, of how many, and the addresses of its first, previous,
+    next and last pages (``None``: the page itself is the first, or the last)."""
+
+    page: int
+    pages: int
+    first: str | None
+    previous: str | None
+    next: str | None
+    last: str | None
+
+
+def pager(page: int, pages: int, address: Callable[[int], str]) -> Pager | None:
+    """Page ``page`` of ``pages`` (from 1), each at ``address(number)``; ``None`` when there is
+    one page only (the list shows no page links)."""
+    if pages <= 1:
+        return None
+    before, after = page > 1, page < pages
+    return Pager(
+        page,
+        pages,
+        address(1) if before else None,
+        address(page - 1) if before else None,
+        address(page + 1) if after else None,
+        address(pages) if after else None,
+    )
+
+
+def games_values(
+    games: list[GameSummary],
+    matching: int,
+    pages: Pager | None = None,
+    chosen: Mapping[str, str] | None = None,
+    by_server: bool = False,
+) -> dict[str, Any]:
+    """The games list's values: the ``games`` of this page, how many games its filters let
+    through (on every page), where it is among the pages, and the filters ``chosen`` (``bot``,
+    ``stage``, ``result``), which either the server applied (``by_server``: the list pages of
+    ``arena serve`` longer than a page), or the page applies to its rows."""
+    return {
+        "listed": games,
+        "matching": matching,
+        "pager": pages,
+        "chosen": dict(chosen or {}),
+        "by_server": by_server,
     }

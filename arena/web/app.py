@@ -246,7 +246,7 @@ def tournament_routes(site: Site, settings: Settings) -> list[BaseRoute]:
         return HTMLResponse(site.crosstable(_int(request, "tid"), root(request)))
 
     def games(request: Request) -> HTMLResponse:
-        return HTMLResponse(site.games(_int(request, "tid"), root(request)))
+        return HTMLResponse(site.games(_int(request, "tid"), root(request), request.query_params))
 
     def team(request: Request) -> HTMLResponse:
         return HTMLResponse(site.team(_int(request, "tid"), request.path_params["file"], root(request)))

@@ -5,38 +5,47 @@ kept until its games change.
 A tournament's ``stamp`` (its status, its games finished and scheduled, the last finish) is one
 small query; the results (ratings replayed over every game) are loaded again only when the
 stamp moves, so a page is cheap to serve while ``arena run`` writes the database from another
-process, and the live updates are the stamp seen to move.
+process, and the live updates are the stamp seen to move. A request checks the stamp once.
+What a page reads beyond the results (the overview's machines, a team's think times) is read
+the first time it is asked for and kept with them; the games list is a page at a time, its
+filters applied by the database.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.errors import ArenaError
 from arena.games import Game
-from arena.results.listings import tournament_rows
+from arena.results.listings import RESULTS, GameFilter, game_page, tournament_rows
 from arena.results.nodestats import NodeLine, node_lines
 from arena.results.pages import (
+    chart_span,
     crosstable_values,
     environment,
     game_data,
     game_values,
+    games_values,
     hidden_data,
     index_values,
+    pager,
+    seat_key,
     site_context,
-    team_file,
     team_values,
+    think_chart,
     think_times,
 )
 from arena.results.replay import tournament_game
-from arena.results.tables import GameSummary
+from arena.results.tables import GameSummary, Team
 from arena.results.tournament_results import Results, load_moves, load_results
 from arena.store.models import Entry, GameRow, MoveRow, Tournament
 from arena.store.seasons import submitted_bots
@@ -45,6 +54,10 @@ from arena.store.seasons import submitted_bots
 Stamp = tuple[Any, ...]
 #: the moves of a game in progress, from the run's live files: game id -> moves, or ``None``
 LiveMoves = Callable[[int], list[tuple[int, str, float]] | None]
+#: the games a page of the games list shows
+GAMES_A_PAGE = 200
+#: a stage's or a page's number in an address
+NUMBER = re.compile(r"[0-9]{1,9}")
 
 
 def stamp_token(stamp: Stamp) -> str:
@@ -56,17 +69,25 @@ class NotFound(ArenaError):
     """What a request names is not in the database (a tournament, a team, a game)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Cached:
-    """A tournament's results as of ``stamp``."""
+    """A tournament's results as of ``stamp``, and what its pages work out from them the first
+    time one asks (kept as long as the results: until the stamp moves)."""
 
     stamp: Stamp
     found: Results
     context: dict[str, Any]
-    nodes: list[NodeLine]
+    #: each game's place in ``found.games``, by its id
+    at: dict[int, int]
     #: the tournament's game, or ``None`` and why it cannot be loaded (its module gone or changed)
     game: Game | None = None
     unavailable: str | None = None
+    #: the overview's machines (``node_lines``: every move of the tournament read), once asked for
+    nodes: list[NodeLine] | None = None
+    #: each team's think-time histogram (``think_chart``: its games' moves read), once asked for
+    think: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the range the teams' rating charts share (``chart_span``: every team's history), once asked for
+    span: tuple[float, float] | None = None
 
 
 def season_teams(session: Session, tournament_id: int) -> set[str]:
@@ -118,7 +139,8 @@ class Site:
         return (status, *row)
 
     def cached(self, tournament_id: int) -> Cached:
-        """The tournament's results, loaded again if its games changed since they were last."""
+        """The tournament's results, loaded again if its games changed since they were last
+        (one query, the stamp's, when they did not)."""
         stamp = self.stamp(tournament_id)
         known = self._cache.get(tournament_id)
         if known is not None and known.stamp == stamp:
@@ -133,11 +155,35 @@ class Site:
                     raise NotFound(f"there is no tournament {tournament_id} in this database")
                 found = load_results(session, tournament)
                 _keep_to_their_teams(found, season_teams(session, tournament_id))
-                nodes = node_lines(session, tournament_id)
             game, unavailable = tournament_game(found.tournament)
-            known = Cached(stamp, found, site_context(found, served=True, game=game), nodes, game, unavailable)
+            context = site_context(found, served=True, game=game)
+            at = {g.id: i for i, g in enumerate(found.games)}
+            known = Cached(stamp, found, context, at, game, unavailable)
             self._cache[tournament_id] = known
             return known
+
+    def nodes(self, tournament_id: int, cached: Cached) -> list[NodeLine]:
+        """The overview's machines as of ``cached`` (read once for it: every move is read)."""
+        with self._lock:
+            if cached.nodes is None:
+                with self.sessions() as session:
+                    cached.nodes = node_lines(session, tournament_id)
+            return cached.nodes
+
+    def charts(self, cached: Cached, team: Team) -> tuple[dict[str, Any], tuple[float, float]]:
+        """``team``'s think-time histogram and the rating charts' span as of ``cached``, each
+        worked out once for it (the histogram reads the moves of the team's games only)."""
+        with self._lock:
+            found = cached.found
+            chart = cached.think.get(team.name)
+            if chart is None:
+                own = [g.id for g in found.games_of(team.name)]
+                with self.sessions() as session:
+                    moves = load_moves(session, found.tournament, own)
+                chart = cached.think[team.name] = think_chart(found, think_times(found, moves, team.name)[team.name])
+            if cached.span is None:
+                cached.span = chart_span(found)
+            return chart, cached.span
 
     def tournaments(self) -> list[dict[str, Any]]:
         """Every tournament, newest first, with its id."""
@@ -181,50 +227,117 @@ class Site:
         cached = self.cached(tournament_id)
         live = f"{events}?seen={stamp_token(cached.stamp)}"
         values = index_values(cached.found)
-        return self.page(tournament_id, "index.html", root, cached, live=live, nodes=cached.nodes, **values)
+        nodes = self.nodes(tournament_id, cached)
+        return self.page(tournament_id, "index.html", root, cached, live=live, nodes=nodes, **values)
 
     def crosstable(self, tournament_id: int, root: str) -> str:
         """The crosstable."""
-        return self.page(tournament_id, "crosstable.html", root, **crosstable_values(self.cached(tournament_id).found))
+        cached = self.cached(tournament_id)
+        return self.page(tournament_id, "crosstable.html", root, cached, **crosstable_values(cached.found))
 
-    def games(self, tournament_id: int, root: str) -> str:
-        """The games list (filtered in the page)."""
-        return self.page(tournament_id, "games.html", root)
+    def games(self, tournament_id: int, root: str, query: Mapping[str, str]) -> str:
+        """A page of the games list (``GAMES_A_PAGE`` games in schedule order), filtered by the
+        database: the ``query``'s ``bot`` (a team), ``stage`` (its number), ``result`` (a seat's
+        key, for its wins, or one of ``listings.RESULTS``) and ``page`` (from 1; past the last,
+        the last). A tournament of a page of games or fewer has them all on it, filtered in the
+        page as the static report's list is (the filters chosen, at once)."""
+        cached = self.cached(tournament_id)
+        found = cached.found
+        chosen, shown = self._filter(cached, query)
+        number = _page_number(query)
+        if len(found.games) <= GAMES_A_PAGE:  # every game on one page, filtered in the page, at once
+            values = games_values(found.games, len(found.games), None, shown)
+        else:
+            with self.sessions() as session:
+                ids, matching, number = game_page(session, tournament_id, chosen, number, GAMES_A_PAGE)
+            listed = [found.games[cached.at[i]] for i in ids if i in cached.at]  # (a game newer than them waits)
+            pages = pager(number, -(-matching // GAMES_A_PAGE), lambda n: games_address(shown, n))
+            values = games_values(listed, matching, pages, shown, by_server=True)
+        return self.page(tournament_id, "games.html", root, cached, **values)
+
+    def _filter(self, cached: Cached, query: Mapping[str, str]) -> tuple[GameFilter, dict[str, str]]:
+        """The games list's filter that ``query`` asks for, and its values as the page shows
+        them (those given); ``NotFound`` for a team that is not the tournament's, an
+        ``ArenaError`` for another value the page does not offer."""
+        found = cached.found
+        shown = {key: query[key] for key in ("bot", "stage", "result") if query.get(key)}
+        bot, stage, result = (shown.get(key) for key in ("bot", "stage", "result"))
+        entry_id = winner = number = None
+        if bot is not None:
+            team = next((t for t in found.teams if t.name == bot), None)
+            if team is None:
+                raise NotFound(f"there is no team {bot!r} in tournament {found.tournament.name!r}")
+            entry_id = team.entry_id
+        if stage is not None:
+            if not (NUMBER.fullmatch(stage) and int(stage) < len(found.stages)):
+                raise ArenaError(f"stage {stage!r}: a stage's number, from 0 to {len(found.stages) - 1}")
+            number = int(stage)
+        seats = {seat_key(seat): seat for seat in range(len(cached.context["names"]))}
+        if result in seats:
+            winner, result = seats[result], None
+        elif result is not None and result not in RESULTS:
+            raise ArenaError(f"result {result!r}: a seat's key ({', '.join(seats)}) or one of {', '.join(RESULTS)}")
+        return GameFilter(entry_id, number, winner, result), shown
 
     def team(self, tournament_id: int, file: str, root: str) -> str:
         """A team's page, by its file name (``teams/<file>``)."""
-        found = self.cached(tournament_id).found
-        team = next((t for t in found.teams if team_file(t) == file), None)
+        cached = self.cached(tournament_id)
+        found = cached.found
+        files = cached.context["team_files"]
+        team = next((t for t in found.teams if files[t.name] == file), None)
         if team is None:
             raise NotFound(f"there is no team page {file!r} in tournament {found.tournament.name!r}")
-        with self.sessions() as session:
-            moves = load_moves(session, found.tournament)
-        times = think_times(found, moves)
-        return self.page(tournament_id, "team.html", root, **team_values(found, team, times[team.name]))
+        values = team_values(found, team, *self.charts(cached, team))
+        return self.page(tournament_id, "team.html", root, cached, **values)
 
     def summary(self, tournament_id: int, game_id: int) -> tuple[GameSummary, tuple[int | None, int | None]]:
         """A game of the tournament, and the games before and after it."""
-        found = self.cached(tournament_id).found
-        ids = [g.id for g in found.games]
-        if game_id not in ids:
-            raise NotFound(f"there is no game {game_id} in tournament {found.tournament.name!r}")
-        at = ids.index(game_id)
-        neighbours = (ids[at - 1] if at else None, ids[at + 1] if at + 1 < len(ids) else None)
-        return found.games[at], neighbours
+        return self._summary(self.cached(tournament_id), game_id)
+
+    def _summary(self, cached: Cached, game_id: int) -> tuple[GameSummary, tuple[int | None, int | None]]:
+        """Game ``game_id`` of the results ``cached``, found by its id, and its neighbours."""
+        games = cached.found.games
+        at = cached.at.get(game_id)
+        if at is None:
+            raise NotFound(f"there is no game {game_id} in tournament {cached.found.tournament.name!r}")
+        neighbours = (games[at - 1].id if at else None, games[at + 1].id if at + 1 < len(games) else None)
+        return games[at], neighbours
 
     def game_data(self, tournament_id: int, game_id: int) -> tuple[dict[str, Any], GameSummary, bool]:
-        """A game's replay data (``pages.game_data``), its summary, and whether it is over. A
-        game of hidden information shows its moves once it is over (``pages.hidden_data``)."""
-        summary, _ = self.summary(tournament_id, game_id)
+        """A game's replay data (``pages.game_data``), its summary, and whether it is over."""
         cached = self.cached(tournament_id)
+        summary, _ = self._summary(cached, game_id)
+        data, over = self._game_data(cached, summary)
+        return data, summary, over
+
+    def _game_data(self, cached: Cached, summary: GameSummary) -> tuple[dict[str, Any], bool]:
+        """A game's replay data and whether it is over. A game of hidden information shows its
+        moves once it is over (``pages.hidden_data``)."""
         moves, over = self.game_moves(summary)
         if cached.game is not None and cached.game.HIDDEN and not over:
-            return hidden_data(cached.game, summary, moves), summary, over
-        return game_data(cached.game, summary, moves, cached.unavailable), summary, over
+            return hidden_data(cached.game, summary, moves), over
+        return game_data(cached.game, summary, moves, cached.unavailable), over
 
     def game(self, tournament_id: int, game_id: int, root: str, events: str) -> str:
         """A game's page with its replay; one in progress follows its moves from ``events``."""
-        summary, neighbours = self.summary(tournament_id, game_id)
-        data, summary, over = self.game_data(tournament_id, game_id)
-        values = game_values(data, summary, neighbours)
-        return self.page(tournament_id, "game.html", root, live_game=None if over else events, **values)
+        cached = self.cached(tournament_id)
+        summary, neighbours = self._summary(cached, game_id)
+        data, over = self._game_data(cached, summary)
+        listed_at = games_address({}, cached.at[game_id] // GAMES_A_PAGE + 1)
+        values = game_values(data, summary, neighbours, listed_at)
+        return self.page(tournament_id, "game.html", root, cached, live_game=None if over else events, **values)
+
+
+def _page_number(query: Mapping[str, str]) -> int:
+    """The page of a list that ``query`` asks for (``page``, from 1; the first if none)."""
+    given = query.get("page") or "1"
+    if not (NUMBER.fullmatch(given) and int(given) >= 1):
+        raise ArenaError(f"page {given!r}: a page's number, from 1")
+    return int(given)
+
+
+def games_address(shown: Mapping[str, str], page: int) -> str:
+    """The address of page ``page`` of the served games list filtered by ``shown``, from the
+    tournament's root."""
+    params = {**shown, **({"page": str(page)} if page > 1 else {})}
+    return "games.html" + (f"?{urlencode(params)}" if params else "")
