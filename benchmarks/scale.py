@@ -18,10 +18,9 @@ For each size it prints, as a subprocess of the installed ``arena`` (wall clock,
 and ``report`` (its time, and its output size); then the served overview, games list, a team
 page and a game page, each from a new ``arena serve`` (127.0.0.1, read-only, its peak RSS from
 /proc VmHWM): cold is the page's first request after the server started (it loads the
-tournament's results), warm the median of ``--repeat`` more. The games list has no pagination
-yet (``/t/{tid}/games.html`` is the whole list), so its "first" and "last" page are the same
-address; ``--games-page PARAM`` names a query parameter (e.g. ``page``) to ask for the first and
-last page once there is one.
+tournament's results), warm the median of ``--repeat`` more. The games list's first and last
+pages are ``games.html?page=1`` and ``?page=N`` (``GAMES_A_PAGE`` games a page, as
+arena/web/site.py serves them).
 
     python benchmarks/scale.py [--sizes 1000,10000,100000] [--big] [--only leaderboard,serve]
         [--repeat 3] [--timeout 120] [--cache DIR] [--json FILE]
@@ -60,6 +59,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from arena.web.site import GAMES_A_PAGE  # noqa: E402 (the games list's pages, as served)
 
 #: size -> (teams, games a pair)
 LEAGUES = {1_000: (10, 22), 10_000: (32, 20), 100_000: (100, 20), 1_000_000: (317, 20)}
@@ -331,15 +332,12 @@ def stop(server: subprocess.Popen[bytes]) -> None:
         server.wait()
 
 
-def pages(
-    url: str, info: Facts, only: set[str], repeat: int, timeout: float, games_page: str | None
-) -> dict[str, Figure]:
+def pages(url: str, info: Facts, only: set[str], repeat: int, timeout: float) -> dict[str, Figure]:
     """Each chosen page of its own new ``arena serve``: cold (its first request, which loads the
     tournament's results) and warm (the median of ``repeat`` more), and the server's peak RSS."""
     base = f"/t/{info.tid}"
     games = info.games
-    first = "" if games_page is None else f"?{games_page}=1"
-    last = "" if games_page is None else f"?{games_page}={max(1, (games + 49) // 50)}"
+    first, last = "?page=1", f"?page={max(1, -(-games // GAMES_A_PAGE))}"
     addresses = {
         "serve-overview": f"{base}/index.html",
         "serve-games-first": f"{base}/games.html{first}",
@@ -475,7 +473,6 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each command, warm requests of each page")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a command or request may take")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "arena-scale-bench")
-    parser.add_argument("--games-page", metavar="PARAM", help="the games list's page parameter, once there is one")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--postgres", action="store_true", help="the leagues in PostgreSQL (made afresh, not cached)")
     args = parser.parse_args()
@@ -503,7 +500,7 @@ def main() -> None:
             info = facts(url)
             print(f"{size:,}: {info.games:,} games, {info.moves:,} moves, {where}", flush=True)
             results[size] = commands(url, info, only, args.repeat, args.timeout)
-            results[size] |= pages(url, info, only, args.repeat, args.timeout, args.games_page)
+            results[size] |= pages(url, info, only, args.repeat, args.timeout)
     print_table(results, args.timeout)
     if args.json:
         data = {
