@@ -153,7 +153,7 @@ def in_postgres(server: Any, size: int) -> str:
     from tests.builders import synthesize
 
     teams, per_pair = LEAGUES[size]
-    url = server.new_database()
+    url = str(server.new_database())
     start = time.perf_counter()
     synthesize(url, teams=teams, game="tictactoe", stages=[{"name": "league", "games_per_pair": per_pair}], name=NAME)
     seconds = time.perf_counter() - start
