@@ -181,6 +181,21 @@ def test_tables_of_three_are_distinct_in_a_batch_seat_each_bot_where_it_sat_leas
     assert "new" in InformationPairing().next(ladder, rng, size=3)  # the most uncertain plays at once
 
 
+def test_tables_of_four_of_five_are_all_found_though_the_grown_ones_are_taken():
+    # grown from the best pairs, every table took the one most uncertain bot third, and the last
+    # table was not found while it was free
+    ladder = Ladder()
+    for name in "ABCDE":
+        ladder.join(name)
+    ladder.rungs["E"].rating = ladder.env.create_rating(sigma=20.0)
+    taken: set[frozenset[str]] = set()
+    for _ in range(5):
+        table = InformationPairing().next(ladder, random.Random(1), taken, size=4)
+        assert frozenset(table) not in taken
+        taken.add(frozenset(table))
+    assert len(taken) == 5
+
+
 def test_the_ladder_orders_a_field_of_known_strengths_with_information_pairing():
     from benchmarks.ladder import found, games_needed, simulated
 

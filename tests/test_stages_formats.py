@@ -461,3 +461,18 @@ def test_a_run_stopped_in_the_middle_of_a_stage_resumes_to_the_games_of_a_run_ne
         assert progress is None
     resumed, _ = run(tmp_path / "stopped", text, outcome)
     assert resumed.games() == reference.games()
+
+
+def test_a_run_whose_rating_settings_cannot_rate_its_games_still_plays_to_its_end(tmp_path):
+    # keeping the ratings fails on these settings (TrueSkill's arithmetic): the run says so in its
+    # log and goes on, as it did before ratings were kept; a read says why it cannot rate
+    text = yaml.safe_load(tournament([{"name": "league", "games_per_pair": 40}], teams=2))
+    text["rating"] = {"mu": 1e4, "sigma": 1e-3, "beta": 1e4, "tau": 0, "draw_probability": 0}
+    stored, progress = run(
+        tmp_path, yaml.safe_dump(text), outcome=lambda first, second, before: (0, 1, None)[before % 3]
+    )
+    assert progress is not None and progress.done == 40
+    with closing(sqlite3.connect(stored.path)) as connection:
+        assert connection.execute("SELECT status FROM tournaments").fetchall() == [("finished",)]
+        # (kept once, as the stage began; never after its games, which the settings cannot rate)
+        assert connection.execute("SELECT through, rated FROM kept_ratings").fetchall() == [(0, 0)]

@@ -315,45 +315,48 @@ def load_ladder(session: Session, season: Season) -> tuple[Ladder, dict[str, tup
     return ladder, on
 
 
-def _whole_ladder(session: Session, season: Season) -> tuple[Ladder, int]:
-    """Every version's rung after every finished game of the season, gone on from the ladder
-    kept with it (``keep_ladder``) while the games it rated are still those stored; and the
-    last game id rated."""
+def _whole_ladder(session: Session, season: Season, upto: int | None = None) -> tuple[Ladder, int, int]:
+    """Every version's rung after every finished game of the season (of ids up to ``upto``
+    only, if given), gone on from the ladder kept with it (``keep_ladder``) while the games it
+    rated are still those stored; and how many games that rated, and the sum of their ids."""
     from arena.contests.stages import results, stored_games
 
-    ladder, through = Ladder(), 0
+    ladder, through, rated, check = Ladder(), 0, 0, 0
     for name in session.scalars(select(Entry.team).where(Entry.tournament_id == season.tournament_id)):
         ladder.join(name)
     kept = session.scalars(
         select(KeptRatings).where(KeptRatings.tournament_id == season.tournament_id, KeptRatings.settings == LADDER)
     ).one_or_none()
-    if kept is not None and _rated(session, season.tournament_id, kept.through) == (kept.rated, kept.check):
+    if (
+        kept is not None
+        and (upto is None or kept.through <= upto)
+        and _rated(session, season.tournament_id, kept.through) == (kept.rated, kept.check)
+    ):
         ladder.restore(kept.teams)
-        through = kept.through
+        through, rated, check = kept.through, kept.rated, kept.check
     tournament = session.get_one(Tournament, season.tournament_id)
     for game in results(session, tournament, "standard", stored=stored_games(session, tournament, after=through)):
+        if upto is not None and game.id > upto:
+            break
         ladder.record(game.teams, game.ranks())  # a forfeit: the offender's loss (last of more)
-        through = game.id
-    return ladder, through
+        rated, check = rated + 1, check + game.id
+    return ladder, rated, check
 
 
 def keep_ladder(session: Session, season: Season) -> None:
-    """Keep the whole ladder as it is after the season's games (in the caller's transaction),
-    for reads to go on from, when every game stored is finished."""
-    waiting = session.scalar(
-        select(func.count()).where(GameRow.tournament_id == season.tournament_id, GameRow.status != "finished")
-    )
-    if waiting:
-        return
-    ladder, through = _whole_ladder(session, season)
-    rated, check = _rated(session, season.tournament_id, through)
+    """Keep the whole ladder after the season's finished games (in the caller's transaction),
+    for reads to go on from, with the count and the sum of the ids of the games it rated, worked
+    out from those games themselves: a game left unfinished then (a batch stopped) that finishes
+    later changes them, and the next read rates every game again (and the next batch keeps it)."""
+    upto = session.scalar(select(func.max(GameRow.id)).where(GameRow.tournament_id == season.tournament_id)) or 0
+    ladder, rated, check = _whole_ladder(session, season, upto)
     kept = session.scalars(
         select(KeptRatings).where(KeptRatings.tournament_id == season.tournament_id, KeptRatings.settings == LADDER)
     ).one_or_none()
     if kept is None:
         kept = KeptRatings(tournament_id=season.tournament_id, settings=LADDER)
         session.add(kept)
-    kept.through, kept.rated, kept.check, kept.teams = through, rated, check, ladder.state()
+    kept.through, kept.rated, kept.check, kept.teams = upto, rated, check, ladder.state()
 
 
 def _rated(session: Session, tournament_id: int, through: int) -> tuple[int, int]:
@@ -441,8 +444,11 @@ def play_ladder(
         for record in play_and_store(sessions, runner, jobs, control.max_replays, lambda *_: None, unplayable):
             played += 1
             on_record(record, names[record.game_id])
-        with sessions.begin() as session:
-            keep_ladder(session, get_season(session, season_name))
+        try:
+            with sessions.begin() as session:
+                keep_ladder(session, get_season(session, season_name))
+        except IntegrityError:  # another ladder process kept it first: the next batch keeps it again
+            log.info("the ladder of season %r was kept by another process first", season_name)
     return played
 
 

@@ -353,7 +353,7 @@ class TournamentRun:
                                 session, tournament, config, stage, advancing(session, tournament, config, stage - 1)
                             )
                         else:
-                            keep_ratings(session, tournament, config)  # (the ratings of the rounds played)
+                            _keep_ratings(session, tournament_id, config)  # (the ratings of the rounds played)
                             plan_next(session, tournament, config, stage)
                         progress.total = expected_games(config) + extra_games(session, tournament, config)
                         jobs = self.jobs(session, stage)
@@ -401,8 +401,8 @@ class TournamentRun:
 
 
 def _keep_ratings(session: Session, tournament_id: int, config: TournamentDef) -> None:
-    """Keep the ratings of the games played (``keep_ratings``) as a run ends; a failure to is
-    logged, never in the way of recording how the run ended (reads rate every game then)."""
+    """Keep the ratings of the games played (``keep_ratings``); a failure to is logged, never in
+    the way of the run or of recording how it ended (reads rate every game then, and say why)."""
     try:
         with session.begin_nested():
             keep_ratings(session, get_row(session, Tournament, tournament_id), config)

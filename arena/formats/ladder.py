@@ -136,7 +136,11 @@ class InformationPairing:
                 table = list(_best_first(grown, rng)[0])
             if len(table) == size and frozenset(table) not in taken:
                 return seats(ladder, table)
-        raise ValueError(f"every table of {size} of the {len(names)} bots is taken")
+        # every table grown is taken (a batch near all the tables there are): the best of the rest
+        rest = [table for table in itertools.combinations(names, size) if frozenset(table) not in taken]
+        if not rest:
+            raise ValueError(f"every table of {size} of the {len(names)} bots is taken")
+        return seats(ladder, _best_first(((table, information(ladder, table)) for table in rest), rng)[0])
 
 
 class RandomPairing:

@@ -243,7 +243,7 @@ def load_games(
         # a game left unfinished has no result: shown as such, never rated or counted as a draw
         status = "aborted" if g.status == "finished" and g.termination == "aborted" else g.status
         finished = status == "finished"
-        detail, plies, started_at, finished_at = more[g.id]
+        detail, plies, started_at, finished_at = more.get(g.id, (None, None, None, None))  # (deleted meanwhile)
         games.append(
             GameSummary(
                 g.id,
