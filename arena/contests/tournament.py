@@ -403,9 +403,9 @@ class TournamentRun:
 def _keep_ratings(session: Session, tournament_id: int, config: TournamentDef) -> None:
     """Keep the ratings of the games played (``keep_ratings``); a failure to is logged, never in
     the way of the run or of recording how it ended (reads rate every game then, and say why)."""
-    try:
-        with session.begin_nested():
-            keep_ratings(session, get_row(session, Tournament, tournament_id), config)
+    try:  # (no savepoint: on SQLite it would hold a read lock through the keep, and two runs deadlock;
+        # what fails, the rating arithmetic, fails before anything is written)
+        keep_ratings(session, get_row(session, Tournament, tournament_id), config)
     except ArenaError as error:
         log.warning("could not keep the ratings of tournament %d: %s", tournament_id, error)
 
