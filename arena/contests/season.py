@@ -324,9 +324,7 @@ def _whole_ladder(session: Session, season: Season, upto: int | None = None) -> 
     ladder, through, rated, check = Ladder(), 0, 0, 0
     for name in session.scalars(select(Entry.team).where(Entry.tournament_id == season.tournament_id)):
         ladder.join(name)
-    kept = session.scalars(
-        select(KeptRatings).where(KeptRatings.tournament_id == season.tournament_id, KeptRatings.settings == LADDER)
-    ).one_or_none()
+    kept = _kept_ladder(session, season)
     if (
         kept is not None
         and (upto is None or kept.through <= upto)
@@ -350,13 +348,17 @@ def keep_ladder(session: Session, season: Season) -> None:
     later changes them, and the next read rates every game again (and the next batch keeps it)."""
     upto = session.scalar(select(func.max(GameRow.id)).where(GameRow.tournament_id == season.tournament_id)) or 0
     ladder, rated, check = _whole_ladder(session, season, upto)
-    kept = session.scalars(
-        select(KeptRatings).where(KeptRatings.tournament_id == season.tournament_id, KeptRatings.settings == LADDER)
-    ).one_or_none()
+    kept = _kept_ladder(session, season)
     if kept is None:
         kept = KeptRatings(tournament_id=season.tournament_id, settings=LADDER)
         session.add(kept)
     kept.through, kept.rated, kept.check, kept.teams = upto, rated, check, ladder.state()
+
+
+def _kept_ladder(session: Session, season: Season) -> KeptRatings | None:
+    """The ladder kept with ``season`` (``keep_ladder``), if any."""
+    where = (KeptRatings.tournament_id == season.tournament_id, KeptRatings.settings == LADDER)
+    return session.scalars(select(KeptRatings).where(*where)).one_or_none()
 
 
 def _rated(session: Session, tournament_id: int, through: int) -> tuple[int, int]:

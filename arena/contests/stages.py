@@ -257,8 +257,8 @@ def extra_games(
     for number, stage in enumerate(config.stages):
         if stage.format != "knockout":
             continue
-        games = (stored or stored_games(session, tournament, number)).stage(number)
-        matches = Counter((game.round, frozenset(seat.entry_id for seat in game.seats)) for game in games)
+        played = (stored or stored_games(session, tournament, number)).stage(number)
+        matches = Counter((game.round, frozenset(seat.entry_id for seat in game.seats)) for game in played)
         extra += sum(max(0, games - stage.games_per_pair) for games in matches.values())
     return extra
 
