@@ -71,7 +71,8 @@ def format_table(
 ) -> list[Standing]:
     """The ranked standings of a pool of ``stage``: ``teams`` in seeding order, its finished
     games as ``results`` (for the course table) and as ``played`` (with their rounds), the
-    tie-breaking ``ratings``, and what a Swiss bye scores."""
+    tie-breaking ``ratings``, and what a Swiss bye scores. A round robin and a gauntlet rank by
+    ``results`` alone (whose ``count`` says how many games alike each is)."""
     lines = table(teams, results, ratings)
     if stage.format == "round_robin":
         return lines
@@ -111,8 +112,8 @@ def format_table(
         against = dict.fromkeys(teams, 0.0)
         for game in results:
             if game.first in against and game.second in against:
-                against[game.first] += game.points[1]
-                against[game.second] += game.points[0]
+                against[game.first] += game.points[1] * game.count
+                against[game.second] += game.points[0] * game.count
         for team, line in extended.items():
             total = line.points + against[team]
             line.share = line.points / total if total > 0 else (0.5 if line.games else None)

@@ -17,7 +17,9 @@ from arena.games.base import pairwise_score, places
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """The part of a finished game that standings need: its teams in seat order, the winning
-    seat (``None``: a draw, or no seat alone on top) and the points each seat scored."""
+    seat (``None``: a draw, or no seat alone on top) and the points each seat scored; or of
+    ``count`` such games alike, which standings, records, Elo and crosstables count as that many
+    (never ratings, which take games one by one: ``id`` is then the first one's)."""
 
     id: int
     teams: tuple[str, ...]
@@ -25,6 +27,7 @@ class GameResult:
     points: tuple[float, ...]
     termination: str
     offender: int | None
+    count: int = 1
 
     @property
     def first(self) -> str:
@@ -75,17 +78,17 @@ class Tally:
     losses: int = 0
     points: float = 0.0
 
-    def count(self, standing: str, points: float) -> None:
-        """Add a game that was a ``win``, a ``draw`` or a ``loss`` (``GameResult.standing``) and
-        scored ``points``."""
-        self.games += 1
-        self.points += points
+    def count(self, standing: str, points: float, games: int = 1) -> None:
+        """Add a game (or ``games`` alike) that was a ``win``, a ``draw`` or a ``loss``
+        (``GameResult.standing``) and scored ``points`` (each)."""
+        self.games += games
+        self.points += points * games
         if standing == "draw":
-            self.draws += 1
+            self.draws += games
         elif standing == "win":
-            self.wins += 1
+            self.wins += games
         else:
-            self.losses += 1
+            self.losses += games
 
 
 @dataclass(slots=True)
@@ -128,11 +131,11 @@ def table(teams: Iterable[str], games: Iterable[GameResult], ratings: Mapping[st
             continue
         for seat, team in enumerate(game.teams):
             line = lines[team]
-            line.count(game.standing(seat), game.points[seat])
+            line.count(game.standing(seat), game.points[seat], game.count)
             for opponent, scored in game.against(seat):
-                between[team, opponent] += scored
+                between[team, opponent] += scored * game.count
             if game.offender == seat:
-                line.forfeits[game.termination] += 1
+                line.forfeits[game.termination] += game.count
     ordered = sorted(lines.values(), key=lambda s: (-s.points, -s.wins))
     ranked: list[Standing] = []
     start = 0

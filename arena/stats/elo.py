@@ -63,7 +63,10 @@ DRAW_SHRINK = 2.0
 #: three times narrower), so that a few games all drawn are never taken for certainty
 DRAW_FLOOR = 1.0 / 9.0
 
+#: (player, opponent, score of player): a game
 Game = tuple[str, str, float]
+#: a game and how many games alike (the same players, the same score) it stands for
+Alike = tuple[str, str, float, int]
 
 
 class EloError(ArenaError, ValueError):
@@ -199,7 +202,7 @@ class _Field:
     drawn: list[float]
 
 
-def _collect(games: Iterable[Game], players: Iterable[str] | None) -> _Field:
+def _collect(games: Iterable[Game | Alike], players: Iterable[str] | None) -> _Field:
     index: dict[str, int] = {}
     names: list[str] = []
 
@@ -214,10 +217,15 @@ def _collect(games: Iterable[Game], players: Iterable[str] | None) -> _Field:
     totals: dict[tuple[int, int], list[float]] = {}
     for number, game in enumerate(games):
         try:
-            a, b, score = game
-            score = float(score)
+            a, b, score, *alike = game
+            score, count = float(score), float(alike[0] if alike else 1)
+            if len(alike) > 1 or count < 1 or count != int(count):
+                raise ValueError
         except (TypeError, ValueError):
-            raise EloError(f"game {number} is {game!r}: a game is (player, opponent, score of player)") from None
+            raise EloError(
+                f"game {number} is {game!r}: a game is (player, opponent, score of player), with a count "
+                "of games alike after it if several"
+            ) from None
         if a == b:
             raise EloError(f"game {number}: {a!r} cannot play itself")
         if not 0.0 <= score <= 1.0:
@@ -226,9 +234,9 @@ def _collect(games: Iterable[Game], players: Iterable[str] | None) -> _Field:
         if i > j:
             i, j, score = j, i, 1.0 - score
         entry = totals.setdefault((i, j), [0.0, 0.0, 0.0])
-        entry[0] += 1.0
-        entry[1] += score
-        entry[2] += score == 0.5
+        entry[0] += count
+        entry[1] += score * count
+        entry[2] += count if score == 0.5 else 0.0
     games_of = [0] * len(names)
     points_of = [0.0] * len(names)
     pairs, drawn = [], []
@@ -373,7 +381,7 @@ def _maximise(field: _Field, prior: float, start: Sequence[float] | None = None)
 
 
 def fit_elo(
-    games: Iterable[Game],
+    games: Iterable[Game | Alike],
     players: Iterable[str] | None = None,
     *,
     anchor: str | None = None,
