@@ -185,7 +185,7 @@ def test_a_chance_outcome_is_no_teams_think_time(stored):
     with open_store(url).begin() as session:
         found = load_results(session, find_tournament(session))
         moves = load_moves(session, found.tournament)
-    times = think_times(found, moves)
+    times = think_times(found.games, moves)
     assert {team: len(walls) for team, walls in times.items()} == {"alpha": 10, "beta": 10}
     assert all(line.moves == 10 for line in found.leaderboard)
 

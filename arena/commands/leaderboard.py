@@ -93,7 +93,7 @@ def leaderboard(
     if pool is not None and stage is None:
         raise ArenaError("--pool needs --stage: give the stage too, e.g. --stage group --pool A")
     with sessions(db, read_only=True).begin() as session:
-        found = load_results(session, find_tournament(session, tournament))
+        found = load_results(session, find_tournament(session, tournament), games=False)
     system = found.rating_system.name
     if rating is not None and rating not in ("elo", system):
         raise ArenaError(
@@ -354,12 +354,11 @@ def _print_elo(
     found: Results, header: dict[str, Any], note: str | None, stage: StageTable | None, as_json: bool
 ) -> None:
     from arena.results.figures import signed_elo
-    from arena.results.tournament_results import elo_table
 
     if stage is not None and not stage.pools:
         table: EloTable | None = None
     else:
-        table = found.elo if stage is None else elo_table(found.teams, found.games, stage)
+        table = found.elo if stage is None else found.stage_elo(stage)
     if as_json:
         print_json(
             {

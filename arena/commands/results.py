@@ -136,7 +136,7 @@ def standings(
     if into is not None and not (as_csv or as_json):
         raise ArenaError("--out writes the --csv or --json output: add --csv or --json")
     with sessions(db, read_only=True).begin() as session:
-        found = load_results(session, find_tournament(session, tournament))
+        found = load_results(session, find_tournament(session, tournament), games=False)
     note = describe_status(found)
     if as_csv or as_json:
         data = {**tournament_header(found), "note": note, "scoring": found.config.scoring, "cut_moves": found.cut}

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trueskill
-from sqlalchemy import select
+from sqlalchemy import BigInteger, bindparam, cast, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.contests.config import RatingDef
 from arena.errors import ArenaError
-from arena.store.models import KeptRatings
+from arena.store.models import GameRow, GameSeat, KeptRatings, not_aborted
 
 
 class RatingError(ArenaError):
@@ -57,11 +57,14 @@ def system_of(rating: RatingDef) -> RatingSystem:
 
 @dataclass(slots=True)
 class RatingHistory:
-    """A team's rating after each of its games: (game id, mu, sigma)."""
+    """A team's rating after each of its games of ids after ``since``: (game id, mu, sigma)
+    (``since`` 0: every game; else the games before are those of the ratings kept, whose
+    seats hold the team's rating after each: ``GameSeat.mu``, ``sigma``)."""
 
     mu: float
     sigma: float
     after: list[tuple[int, float, float]] = field(default_factory=list)
+    since: int = 0
 
     @property
     def conservative(self) -> float:
@@ -182,36 +185,42 @@ def kept_ratings(
     session: Session,
     tournament_id: int,
     teams: Iterable[str],
-    games: Iterable[Rated],
     rating: RatingDef,
+    games: Callable[[int], Sequence[Rated]],
     keep_through: int | None = None,
 ) -> dict[str, RatingHistory]:
-    """What ``replay_ratings`` gives for the finished games ``games`` of tournament
-    ``tournament_id``, gone on from the ratings kept with it (``KeptRatings``) when they are
-    those of its first games still: their history holds only the games after them.
-    ``keep_through``: keep the ratings after the games of ids up to it (in the caller's
-    transaction), every game up to it being finished or left unfinished."""
+    """What ``replay_ratings`` gives for the finished games of tournament ``tournament_id``,
+    gone on from the ratings kept with it (``KeptRatings``) when the games they rated are its
+    games still (``fingerprint``): their history holds only the games after them. ``games(after)``:
+    the finished games of ids after ``after`` (0: every one), as rated. ``keep_through``: keep the
+    ratings after the games of ids up to it (in the caller's transaction), every game up to it
+    being finished or left unfinished."""
     rater, settings = engine(rating), _settings(rating)
-    ordered = sorted(games, key=lambda game: game[0])
     row = session.scalars(
         select(KeptRatings).where(KeptRatings.tournament_id == tournament_id, KeptRatings.settings == settings)
     ).one_or_none()
     current = {team: rater.create() for team in teams}
-    done = 0
-    if row is not None and set(row.teams) <= set(current):
-        done = bisect.bisect_right(ordered, row.through, key=lambda game: game[0])
-        if done == row.rated and _check(ordered[:done]) == row.check:
-            current |= {team: rater.load(numbers) for team, numbers in row.teams.items()}
-        else:  # games were removed or changed since: every game is rated again
-            done = 0
+    after = 0
+    if (
+        row is not None
+        and set(row.teams) <= set(current)
+        and (keep_through is None or row.through <= keep_through)
+        and fingerprint(session, tournament_id, row.through) == (row.rated, row.check)
+    ):
+        current |= {team: rater.load(numbers) for team, numbers in row.teams.items()}
+        after = row.through
+    # (otherwise games were removed or changed since: every game is rated again)
+    ordered = sorted(games(after), key=lambda game: game[0])
     if keep_through is None:
-        return _replay(current, ordered[done:], rating, rater)
+        return _since(_replay(current, ordered, rating, rater), after)
     upto = bisect.bisect_right(ordered, keep_through, key=lambda game: game[0])
-    history = _replay(current, ordered[done:upto], rating, rater)
+    history = _since(_replay(current, ordered[:upto], rating, rater), after)
+    _keep_seats(session, ordered[:upto], history)
+    rated, check = fingerprint(session, tournament_id, keep_through)
     if row is None:
         row = KeptRatings(tournament_id=tournament_id, settings=settings)
         session.add(row)
-    row.through, row.rated, row.check = keep_through, upto, _check(ordered[:upto])
+    row.through, row.rated, row.check = keep_through, rated, check
     row.teams = {team: rater.dump(r) for team, r in current.items()}
     if upto < len(ordered):
         later = _replay(current, ordered[upto:], rating, rater)
@@ -221,14 +230,49 @@ def kept_ratings(
     return history
 
 
+def _since(history: dict[str, RatingHistory], after: int) -> dict[str, RatingHistory]:
+    for entry in history.values():
+        entry.since = after
+    return history
+
+
+def _keep_seats(session: Session, games: Sequence[Rated], history: dict[str, RatingHistory]) -> None:
+    """Write each seat of ``games`` its team's rating after the game (from ``history``)."""
+    after = {(game_id, team): (mu, sigma) for team, entry in history.items() for game_id, mu, sigma in entry.after}
+    rows = [
+        {"game": game_id, "at": seat, "mu": after[game_id, team][0], "sigma": after[game_id, team][1]}
+        for game_id, seated, _ in games
+        for seat, team in enumerate(seated)
+    ]
+    if rows:
+        session.connection().execute(_SEAT_RATING, rows)
+
+
+#: a seat's rating after its game
+_SEAT_RATING = (
+    update(GameSeat)
+    .where(GameSeat.game_id == bindparam("game"), GameSeat.seat == bindparam("at"))
+    .values(mu=bindparam("mu"), sigma=bindparam("sigma"))
+)
+
+
+def fingerprint(session: Session, tournament_id: int, through: int) -> tuple[int, int]:
+    """How many games of tournament ``tournament_id`` of ids up to ``through`` are rated (finished,
+    none left unfinished), and a CRC-32 of sums over them that change when one of them is removed,
+    added or changed (its id, result, teams, seats or points): worked out by the database, so
+    that a read checks its kept ratings without reading the games."""
+    rated = (GameRow.tournament_id == tournament_id, GameRow.id <= through, GameRow.status == "finished", not_aborted())
+    game_id = cast(GameRow.id, BigInteger)
+    games = select(func.count(), func.sum(game_id), func.sum(game_id * (func.coalesce(GameRow.winner, -1) + 2)))
+    seat_id = cast(GameSeat.game_id, BigInteger) * (GameSeat.seat + 1)
+    seats = select(func.sum(seat_id * GameSeat.entry_id), func.sum(GameSeat.points * (GameSeat.seat + 1)))
+    count, ids, results = session.execute(games.where(*rated)).one()
+    teams, points = session.execute(seats.join(GameRow, GameRow.id == GameSeat.game_id).where(*rated)).one()
+    sums = [None if value is None else int(value) for value in (ids, results, teams)]
+    shown = f"{count} {sums} {'-' if points is None else format(float(points), '.9g')}"
+    return int(count), zlib.crc32(shown.encode())
+
+
 def _settings(rating: RatingDef) -> str:
     """The rating settings as kept ratings are keyed: their JSON."""
     return json.dumps(rating.model_dump(mode="json"), sort_keys=True)
-
-
-def _check(games: Sequence[Rated]) -> int:
-    """A CRC-32 of ``games``' ids, teams and places, in order."""
-    check = 0
-    for game_id, seated, ranks in games:
-        check = zlib.crc32("\t".join((str(game_id), *seated, repr(list(ranks)))).encode() + b"\n", check)
-    return check

@@ -7,20 +7,31 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.orm import Session, aliased
 
 from arena.contests.config import TournamentDef
-from arena.contests.rating import RatingHistory, kept_ratings
+from arena.contests.rating import Rated, RatingHistory, kept_ratings
 from arena.core.job import derive_seed
 from arena.formats.format_standings import format_table, merge_key
 from arena.formats.rounds import Match, Played, knockout_rounds, next_games
 from arena.formats.schedule import draw_pools, drawn_tables, round_robin_tables
 from arena.formats.standings import GameResult, Standing, game_points
 from arena.games.xtreme_board import WIN_POINTS
-from arena.store.models import Entry, GameRow, PoolEntry, SeatRow, Tournament, game_seats, reported_points
+from arena.store.models import (
+    Entry,
+    GameRow,
+    GameSeat,
+    PoolEntry,
+    SeatRow,
+    Tournament,
+    game_seats,
+    not_aborted,
+    reported_points,
+)
 from arena.store.writes import PlannedGame, add_games, add_pool
 
 log = logging.getLogger(__name__)
@@ -75,52 +86,143 @@ class StoredGame:
     points: tuple[float, ...] | None
 
 
-@dataclass(slots=True)
-class StoredGames:
-    """A tournament's games (of one stage, or all) read once, in schedule order, with its
-    teams and pools: what every standing, plan and rating of one read works out from, so that
-    a read of a big tournament reads its games once, not once a question."""
+#: the formats whose pools are planned whole when drawn: their standings need no game's round
+PLANNED_WHOLE = ("round_robin", "gauntlet")
 
-    teams: dict[int, str]
-    games: list[StoredGame]
-    pools: dict[int, dict[int, list[int]]]
-    _stages: dict[int, list[StoredGame]] = field(default_factory=dict)
-    _results: dict[tuple[str, int | None], list[GameResult]] = field(default_factory=dict)
-    _pools: dict[tuple[str, int], list[PoolGames]] = field(default_factory=dict)
+
+class StoredGames:
+    """A tournament's games read as one read needs them, and each part once: its teams and
+    pools at once; its games (all of them, or one stage's) one game at a time when a question
+    needs each game (ratings, a Swiss's or a knockout's rounds); and its finished games of two
+    seats counted together where they are alike (``alike``: standings, records, Elo and the
+    crosstable need no more), so that a read of a big tournament reads its games at most once,
+    and the commands not one at a time. ``after``: the games of ids after it only."""
+
+    def __init__(self, session: Session, tournament: Tournament, after: int | None = None) -> None:
+        self.session, self.tournament, self.after = session, tournament, after
+        self.teams: dict[int, str] = dict(
+            session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all()
+        )
+        self.pools: dict[int, dict[int, list[int]]] = {}
+        members = select(PoolEntry.stage, PoolEntry.pool, PoolEntry.entry_id).where(
+            PoolEntry.tournament_id == tournament.id
+        )
+        for number, pool, entry in session.execute(members.order_by(PoolEntry.stage, PoolEntry.pool, PoolEntry.seed)):
+            self.pools.setdefault(number, {}).setdefault(pool, []).append(entry)
+        self._games: list[StoredGame] | None = None
+        self._stages: dict[int, list[StoredGame]] = {}
+        self._results: dict[tuple[str, int | None], list[GameResult]] = {}
+        self._pools: dict[tuple[str, int], list[PoolGames]] = {}
+        self._alike: dict[str, dict[int, list[GameResult]]] = {}
+        self._with_games: dict[int, set[int]] = {}
+
+    @property
+    def games(self) -> list[StoredGame]:
+        """Every game (after ``after``), in schedule order: read when first asked for."""
+        if self._games is None:
+            self._games = self._read()
+            self._stages = {}
+            for game in self._games:
+                self._stages.setdefault(game.stage, []).append(game)
+        return self._games
+
+    @property
+    def read(self) -> bool:
+        """Whether every game is read already."""
+        return self._games is not None
 
     def stage(self, number: int) -> list[StoredGame]:
-        """The games of stage ``number``, in schedule order."""
-        if not self._stages:
-            for game in self.games:
-                self._stages.setdefault(game.stage, []).append(game)
+        """The games of stage ``number``, in schedule order (that stage's alone read, unless
+        every game was already)."""
+        if self._games is None and number not in self._stages:
+            self._stages[number] = self._read(GameRow.stage == number)
         return self._stages.get(number, [])
 
+    def pools_with_games(self, number: int) -> set[int]:
+        """The pools of stage ``number`` that have a game planned."""
+        if number not in self._with_games:
+            query = select(GameRow.pool).where(GameRow.tournament_id == self.tournament.id, GameRow.stage == number)
+            self._with_games[number] = set(self.session.scalars(query.distinct()))
+        return self._with_games[number]
 
-def stored_games(
-    session: Session, tournament: Tournament, stage: int | None = None, after: int | None = None
-) -> StoredGames:
-    """``tournament``'s games (of ``stage`` only, those of ids after ``after`` only, if given),
-    teams and pools, read once."""
-    where = [GameRow.tournament_id == tournament.id]
-    pooled = [PoolEntry.tournament_id == tournament.id]
-    if stage is not None:
-        where.append(GameRow.stage == stage)
-        pooled.append(PoolEntry.stage == stage)
-    if after is not None:
-        where.append(GameRow.id > after)
-    seats = game_seats(session, *where)
-    columns = (GameRow.id, GameRow.stage, GameRow.pool, GameRow.round, GameRow.status, GameRow.winner)
-    query = select(*columns, GameRow.termination, GameRow.offender).where(*where).order_by(GameRow.id)
-    games = []
-    for row in session.connection().execute(query).all():
-        seated = seats.get(row[0], [])
-        games.append(StoredGame(*row, seated, reported_points(seated)))
-    pools: dict[int, dict[int, list[int]]] = {}
-    members = select(PoolEntry.stage, PoolEntry.pool, PoolEntry.entry_id).where(*pooled)
-    for number, pool, entry in session.execute(members.order_by(PoolEntry.stage, PoolEntry.pool, PoolEntry.seed)):
-        pools.setdefault(number, {}).setdefault(pool, []).append(entry)
-    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    return StoredGames(teams, games, pools)
+    def alike(self, scoring: str, players: int, stage: int) -> list[GameResult]:
+        """The finished games' results of ``stage`` by ``scoring``, those alike (teams in the
+        same seats, the same result) as one with their ``count``, in the order of each one's
+        first game: standings, records, Elo and the crosstable count them as the games one by
+        one. A game of more than two seats: one by one (``results``)."""
+        return self.alike_by_stage(scoring, players).get(stage, [])
+
+    def alike_by_stage(self, scoring: str, players: int) -> dict[int, list[GameResult]]:
+        """``alike`` for every stage with a finished game, by stage."""
+        if players != 2 or self.after is not None:
+            numbers = sorted({game.stage for game in self.games})
+            found = {number: results(self.session, self.tournament, scoring, number, self) for number in numbers}
+            return {number: played for number, played in found.items() if played}
+        if scoring not in self._alike:
+            by_stage: dict[int, list[GameResult]] = {}
+            self._alike[scoring], teams = by_stage, self.teams
+            for number, *outcome, count, first in self.session.connection().execute(_alike_query(self.tournament)):
+                winner, termination, offender, a, b, points_a, points_b = outcome
+                reported = None if points_a is None or points_b is None else (points_a, points_b)
+                by_stage.setdefault(number, []).append(
+                    GameResult(
+                        first,
+                        (teams[a], teams[b]),
+                        winner,
+                        game_points(scoring, winner, reported, 2),
+                        termination or "normal",
+                        offender,
+                        count,
+                    )
+                )
+        return self._alike[scoring]
+
+    def some(self, *where: ColumnElement[bool]) -> list[StoredGame]:
+        """The games matching every condition of ``where``, in schedule order (read, not kept)."""
+        return self._read(*where)
+
+    def _read(self, *where: ColumnElement[bool]) -> list[StoredGame]:
+        where = (GameRow.tournament_id == self.tournament.id, *where)
+        if self.after is not None:
+            where = (*where, GameRow.id > self.after)
+        seats = game_seats(self.session, *where)
+        columns = (GameRow.id, GameRow.stage, GameRow.pool, GameRow.round, GameRow.status, GameRow.winner)
+        query = select(*columns, GameRow.termination, GameRow.offender).where(*where).order_by(GameRow.id)
+        games = []
+        for row in self.session.connection().execute(query).all():
+            seated = seats.get(row[0], [])
+            games.append(StoredGame(*row, seated, reported_points(seated)))
+        return games
+
+
+def _alike_query(tournament: Tournament) -> Select[*tuple[Any, ...]]:
+    """The finished games of two seats of ``tournament`` (none left unfinished), grouped by
+    stage, seats and result: each group with its count and first game's id, in that order."""
+    first, second = aliased(GameSeat), aliased(GameSeat)
+    key = (
+        GameRow.stage,
+        GameRow.winner,
+        GameRow.termination,
+        GameRow.offender,
+        first.entry_id,
+        second.entry_id,
+        first.points,
+        second.points,
+    )
+    return (
+        select(*key, func.count(), func.min(GameRow.id))
+        .join(first, (first.game_id == GameRow.id) & (first.seat == 0))
+        .join(second, (second.game_id == GameRow.id) & (second.seat == 1))
+        .where(GameRow.tournament_id == tournament.id, GameRow.status == "finished", not_aborted())
+        .group_by(*key)
+        .order_by(func.min(GameRow.id))
+    )
+
+
+def stored_games(session: Session, tournament: Tournament, after: int | None = None) -> StoredGames:
+    """``tournament``'s games (those of ids after ``after`` only, if given), teams and pools,
+    each read once when first needed."""
+    return StoredGames(session, tournament, after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +246,7 @@ def pool_games(
     """Each drawn pool of stage ``number`` with its teams and its games (of a game of more than
     two seats, the first two: a round robin of tables needs only to know that it was planned);
     from ``stored`` if the caller read them already."""
-    stored = stored or stored_games(session, tournament, number)
+    stored = stored or stored_games(session, tournament)
     found = stored._pools.get((config.scoring, number))
     if found is not None:
         return found
@@ -184,6 +286,11 @@ def next_plan(
     seat order) in schedule order: empty while some of its games are unfinished, and once the
     stage is done."""
     stage = config.stages[number]
+    stored = stored or stored_games(session, tournament)
+    if (stage.format in PLANNED_WHOLE or config.game.players > 2) and set(stored.pools.get(number, {})) <= (
+        stored.pools_with_games(number)
+    ):
+        return []  # (planned whole when drawn: a pool with games has them all, and nothing more to plan)
     pools = pool_games(session, tournament, config, number, stored)
     if any(game.points is None for pool in pools for game in pool.played):
         return []
@@ -257,7 +364,7 @@ def extra_games(
     for number, stage in enumerate(config.stages):
         if stage.format != "knockout":
             continue
-        played = (stored or stored_games(session, tournament, number)).stage(number)
+        played = (stored or stored_games(session, tournament)).stage(number)
         matches = Counter((game.round, frozenset(seat.entry_id for seat in game.seats)) for game in played)
         extra += sum(max(0, games - stage.games_per_pair) for games in matches.values())
     return extra
@@ -269,7 +376,7 @@ def results(
     """The finished games of ``tournament`` (of one ``stage``), in schedule order; a game left
     unfinished (``aborted``: a person who left a browser game, a game the harness stopped) has
     no result, and is not among them. From ``stored`` if the caller read them already."""
-    stored = stored or stored_games(session, tournament, stage)
+    stored = stored or stored_games(session, tournament)
     found = stored._results.get((scoring, stage))
     if found is None:
         teams = stored.teams
@@ -293,8 +400,7 @@ def conservative_ratings(
 ) -> dict[str, float]:
     """Each team's rating (TrueSkill's mu - 3 sigma, or OpenSkill's ordinal) over every
     finished game, in schedule order."""
-    stored = stored or stored_games(session, tournament)
-    ratings = rate(session, tournament, config, results(session, tournament, config.scoring, stored=stored))
+    ratings = rate(session, tournament, config, stored=stored)
     return {team: history.conservative for team, history in ratings.items()}
 
 
@@ -302,24 +408,30 @@ def rate(
     session: Session,
     tournament: Tournament,
     config: TournamentDef,
-    played: list[GameResult],
     keep_through: int | None = None,
+    stored: StoredGames | None = None,
 ) -> dict[str, RatingHistory]:
-    """Every team's rating after the finished games ``played`` (all of the tournament's), gone
-    on from the ratings kept with the tournament (``kept_ratings``: their history is that of
-    the games since); ``keep_through``: keep the ratings after the games up to that id."""
+    """Every team's rating after the tournament's finished games, gone on from the ratings kept
+    with it (``kept_ratings``: their history is that of the games since, the only games read
+    one by one, unless ``stored`` has read every game already); ``keep_through``: keep the
+    ratings after the games up to that id."""
     teams = session.scalars(select(Entry.team).where(Entry.tournament_id == tournament.id))
-    games = [(g.id, g.teams, g.ranks()) for g in played]
-    return kept_ratings(session, tournament.id, teams, games, config.rating, keep_through)
+
+    def since(after: int) -> list[Rated]:
+        read = stored if stored is not None and stored.after is None and (stored.read or not after) else None
+        played = results(session, tournament, config.scoring, stored=read or stored_games(session, tournament, after))
+        return [(g.id, g.teams, g.ranks()) for g in played if g.id > after]
+
+    return kept_ratings(session, tournament.id, teams, config.rating, since, keep_through)
 
 
 def keep_ratings(session: Session, tournament: Tournament, config: TournamentDef) -> None:
     """Keep the tournament's ratings after its games up to the first that is not finished yet
     (in the caller's transaction), for reads to go on from (``kept_ratings``)."""
-    stored = stored_games(session, tournament)
-    waiting = [game.id for game in stored.games if game.status != "finished"]
-    through = waiting[0] - 1 if waiting else max((game.id for game in stored.games), default=0)
-    rate(session, tournament, config, results(session, tournament, config.scoring, stored=stored), through)
+    games = GameRow.tournament_id == tournament.id
+    waiting = session.scalar(select(func.min(GameRow.id)).where(games, GameRow.status != "finished"))
+    through = waiting - 1 if waiting is not None else session.scalar(select(func.max(GameRow.id)).where(games)) or 0
+    rate(session, tournament, config, through)
 
 
 def pool_standings(
@@ -334,9 +446,15 @@ def pool_standings(
     ratings, if the caller has them already; ``stored``: the games, if it read them)."""
     if ratings is None:
         ratings = conservative_ratings(session, tournament, config, stored)
-    stored = stored or stored_games(session, tournament, stage)
-    staged = results(session, tournament, config.scoring, stage, stored)
+    stored = stored or stored_games(session, tournament)
     definition, points = config.stages[stage], bye_points(config, stage)
+    if definition.format in PLANNED_WHOLE:  # ranked by the results alone: alike ones counted together
+        staged = stored.alike(config.scoring, config.game.players, stage)
+        fields = [
+            [stored.teams[entry] for entry in members] for _, members in sorted(stored.pools.get(stage, {}).items())
+        ]
+        return [format_table(definition, field, staged, (), ratings, points) for field in fields]
+    staged = results(session, tournament, config.scoring, stage, stored)
     return [
         format_table(definition, pool.field, staged, pool.finished, ratings, points)
         for pool in pool_games(session, tournament, config, stage, stored)

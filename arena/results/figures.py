@@ -167,9 +167,12 @@ def rating_chart(
     }
 
 
-def rating_span(ratings: dict[str, RatingHistory], start: tuple[float, float]) -> tuple[float, float]:
-    """The μ ± σ range every team's chart shares."""
-    values = [start[0] - start[1], start[0] + start[1]]
+def rating_span(
+    ratings: dict[str, RatingHistory], start: tuple[float, float], known: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """The μ ± σ range every team's chart shares (``known``: the lowest μ − σ and highest μ + σ
+    of the games not in ``ratings``' histories)."""
+    values = [start[0] - start[1], start[0] + start[1], *(known or ())]
     for history in ratings.values():
         for _, mu, sigma in history.after:
             values += [mu - sigma, mu + sigma]

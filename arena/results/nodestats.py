@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from arena.store.models import GameRow, MoveRow
+from arena.store.models import GameRow, GameSeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class NodeLine:
 def node_lines(session: Session, tournament_id: int) -> list[NodeLine]:
     """The finished games of tournament ``tournament_id`` by the machine, clock and time scale
     they were played with (games stored before machines were recorded: ``unknown``), the
-    busiest first."""
+    busiest first: their bots' moves from the seats' sums (``GameSeat``), not the moves."""
     node = func.coalesce(GameRow.node, "unknown")
     cpu = func.coalesce(GameRow.cpu, "")
     clock = func.coalesce(GameRow.clock, "")
@@ -43,24 +43,29 @@ def node_lines(session: Session, tournament_id: int) -> list[NodeLine]:
         .where(*finished)
         .group_by(*keys)
     ).all()
+    timed = GameSeat.cpu_ms.is_not(None)
     times = {
         tuple(row[:4]): row[4:]
         for row in session.execute(
             select(
                 *keys,
-                func.count(MoveRow.id),
-                func.avg(MoveRow.wall_ms),
-                func.max(MoveRow.wall_ms),
-                func.avg(MoveRow.cpu_ms),
+                func.sum(GameSeat.moves),
+                func.sum(GameSeat.think_ms),
+                func.max(GameSeat.longest_ms),
+                func.sum(GameSeat.cpu_ms),
+                func.sum(case((timed, GameSeat.moves), else_=0)),
             )
-            .join(MoveRow, MoveRow.game_id == GameRow.id)
+            .join(GameSeat, GameSeat.game_id == GameRow.id)
             .where(*finished)
             .group_by(*keys)
         )
     }
     lines = []
     for row in games:
-        moves, mean_wall, max_wall, mean_cpu = times.get(tuple(row[:4]), (0, None, None, None))
+        moves, wall, max_wall, cpu_total, timed_moves = times.get(tuple(row[:4]), (0, None, None, None, 0))
+        moves = int(moves or 0)
+        mean_wall = wall / moves if moves and wall is not None else None
+        mean_cpu = cpu_total / timed_moves if timed_moves and cpu_total is not None else None
         lines.append(
             NodeLine(
                 str(row[0]),
@@ -71,7 +76,7 @@ def node_lines(session: Session, tournament_id: int) -> list[NodeLine]:
                 int(row[5] or 0),
                 int(moves),
                 None if mean_wall is None else float(mean_wall),
-                None if max_wall is None else float(max_wall),
+                None if max_wall is None or not moves else float(max_wall),
                 None if mean_cpu is None else float(mean_cpu),
             )
         )

@@ -16,7 +16,7 @@ import json
 import re
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
+from arena.contests.rating import RatingHistory
 from arena.core.text import clean
 from arena.games import SIMULTANEOUS, Game, State
 from arena.results.figures import (
@@ -246,12 +247,14 @@ def crosstable_values(found: Results) -> dict[str, Any]:
     return {"order": [line.team for line in found.leaderboard]}
 
 
-def think_times(found: Results, moves: Mapping[int, Moves], team: str | None = None) -> dict[str, list[float]]:
-    """Each team's think times (wall milliseconds), over its games' ``moves`` (a chance
+def think_times(
+    games: Sequence[GameSummary], moves: Mapping[int, Moves], team: str | None = None
+) -> dict[str, list[float]]:
+    """Each team's think times (wall milliseconds), over the ``moves`` of ``games`` (a chance
     outcome is nobody's); with ``team``, over that team's games only (its opponents' times in
     them are there too)."""
     times: dict[str, list[float]] = defaultdict(list)
-    for g in found.games if team is None else found.games_of(team):
+    for g in games if team is None else [g for g in games if team in g.seats]:
         for seat, _, wall in moves.get(g.id, ()):
             if 0 <= seat < len(g.seats):
                 times[g.seats[seat]].append(wall)
@@ -272,12 +275,19 @@ def chart_span(found: Results) -> tuple[float, float]:
     return rating_span(found.ratings, (rating.mu, rating.sigma))
 
 
-def team_values(found: Results, team: Team, think: dict[str, Any], span: tuple[float, float]) -> dict[str, Any]:
-    """A team page's values; ``think``: the team's ``think_chart``, ``span``: the ``chart_span``.
-    The page lists the team's latest ``TEAM_GAMES`` games."""
+def team_values(
+    found: Results,
+    team: Team,
+    own: list[GameSummary],
+    think: dict[str, Any],
+    history: RatingHistory,
+    span: tuple[float, float],
+) -> dict[str, Any]:
+    """A team page's values: ``own``, its games in schedule order (the page lists the latest
+    ``TEAM_GAMES``); ``think``, its ``think_chart``; ``history``, its rating after each game;
+    ``span``, the range every team's rating chart shares (``chart_span``)."""
     config = found.config
     start = (config.rating.mu, config.rating.sigma)
-    own = found.games_of(team.name)
     labels = {
         g.id: f"game {g.id} vs {', '.join(t for t in g.seats if t != team.name)} ({g.score_of(team.name)})" for g in own
     }
@@ -295,7 +305,7 @@ def team_values(found: Results, team: Team, think: dict[str, Any], span: tuple[f
         "games": own[-TEAM_GAMES:],
         "all_games": len(own),
         "params": params_text(team.params),
-        "rating_chart": thin_dots(rating_chart(found.ratings[team.name], start, labels, stage_marks, span)),
+        "rating_chart": thin_dots(rating_chart(history, start, labels, stage_marks, span)),
         "think_chart": think,
         "forfeits": [g for g in own if g.forfeit and g.offender is not None and g.seats[g.offender] == team.name],
     }

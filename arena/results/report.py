@@ -243,8 +243,10 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
     with sessions.begin() as session:
         for team in found.teams:
             own = load_moves(session, found.tournament, [g.id for g in found.games_of(team.name)])
-            think = think_chart(found, think_times(found, own, team.name)[team.name])
-            page("team.html", f"teams/{team_file(team)}", **team_values(found, team, think, span))
+            played = found.games_of(team.name)
+            think = think_chart(found, think_times(played, own, team.name)[team.name])
+            values = team_values(found, team, played, think, found.ratings[team.name], span)
+            page("team.html", f"teams/{team_file(team)}", **values)
     _remove_stale(folder / "games", {f"{game_id}.html" for game_id in checked})
     _remove_stale(folder / "teams", {team_file(team) for team in found.teams})
     _remove_stale(folder, {games_file(number) for number in range(1, lists + 1)}, "games-[0-9]*.html")

@@ -42,6 +42,26 @@ class Think:
     max_ms: float = 0.0
 
 
+def forfeit_kind(termination: str | None) -> str | None:
+    """The kind of forfeit a game that ended by ``termination`` with a seat to blame is, or
+    ``None`` (an end that is no forfeit); a termination this version does not know, itself."""
+    if termination is None:
+        return None
+    try:
+        return termination if Termination(termination).is_forfeit else None
+    except ValueError:
+        return termination
+
+
+@dataclass(slots=True)
+class TeamSeats:
+    """A team's seats over its finished games: its thinking, and the points the game reported
+    in those where it reported some for every seat (``None``: it never did)."""
+
+    think: Think = field(default_factory=Think)
+    reported: float | None = None
+
+
 @dataclass(slots=True)
 class GameSummary:
     """A scheduled game as the results see it (its moves are read separately)."""
@@ -115,12 +135,7 @@ class GameSummary:
     @property
     def forfeit(self) -> str | None:
         """The kind of forfeit that ended the game, or ``None``."""
-        if self.offender is None or self.termination is None:
-            return None
-        try:
-            return self.termination if Termination(self.termination).is_forfeit else None
-        except ValueError:
-            return self.termination
+        return None if self.offender is None else forfeit_kind(self.termination)
 
     def pairs(self) -> list[tuple[int, str, str, float, float]]:
         """The finished game as what each seat scored against each other seat: (seat, team,

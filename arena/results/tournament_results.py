@@ -13,12 +13,12 @@ final standings place every team from them (``arena.results.final_standings``).
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
 from arena.contests.config import RatingDef, TournamentDef
@@ -38,6 +38,7 @@ from arena.contests.stages import (
 from arena.contests.yamlfile import load_yaml
 from arena.errors import ArenaError
 from arena.formats.standings import GameResult, game_points, table
+from arena.results.figures import rating_span
 from arena.results.final_standings import Place, final_standings
 from arena.results.lookup import tournament_config
 from arena.results.tables import (
@@ -49,10 +50,12 @@ from arena.results.tables import (
     PoolTable,
     StageTable,
     Team,
+    TeamSeats,
     Think,
     Totals,
+    forfeit_kind,
 )
-from arena.stats.elo import fit_elo
+from arena.stats.elo import Alike, fit_elo
 from arena.store.models import (
     Bot,
     Entry,
@@ -61,6 +64,7 @@ from arena.store.models import (
     GameVoid,
     MoveRow,
     Tournament,
+    not_aborted,
 )
 
 #: how each rating setting is shown, in the order the report lists them
@@ -98,24 +102,39 @@ def rating_settings(tournament: Tournament, rating: RatingDef) -> list[RatingSet
 
 @dataclass
 class Results:
-    """Everything the leaderboard and the report show of one tournament (what is worked out
-    from every game, such as ``has_course_points``, is worked out once; the leaderboard, the
-    Elo fit and the crosstable when first asked for)."""
+    """Everything the leaderboard and the report show of one tournament, worked out from sums
+    the database makes and from its finished games' results with those alike counted together
+    (``outcomes``); the leaderboard, the Elo fit and the crosstable when first asked for. Its
+    games one by one (``games``, and ``ratings``' whole history) only when read with them."""
 
     tournament: Tournament
     config: TournamentDef
     teams: list[Team]
-    games: list[GameSummary]
     #: every team's rating now (its history only since the ratings kept with the tournament)
     current: dict[str, RatingHistory]
-    #: the finished games, as standings and ratings take them
-    played: list[GameResult]
+    #: each stage's finished games' results, alike ones counted together (``GameResult.count``)
+    outcomes: dict[int, list[GameResult]]
+    #: each team's thinking and the points the game reported, over its finished games
+    seated: dict[str, TeamSeats]
     stages: list[StageTable]
     totals: Totals
     rating_settings: list[RatingSetting]
     standings: list[Place]
     #: each team's moves the clock cut short of the bot's own budget (teams with none left out)
     cut: dict[str, int] = field(default_factory=dict)
+    #: the most seats a game of the tournament has (2 before any is scheduled)
+    seat_count: int = 2
+    #: every scheduled game, in schedule order, and the finished ones as ratings take them (``None``:
+    #: read without them, as the commands read)
+    read_games: list[GameSummary] | None = None
+    read_played: list[GameResult] | None = None
+
+    @property
+    def games(self) -> list[GameSummary]:
+        """Every scheduled game, in schedule order (``load_results(..., games=True)``)."""
+        if self.read_games is None:
+            raise ArenaError("these results were read without their games: load_results(..., games=True)")
+        return self.read_games
 
     def cut_notes(self) -> list[str]:
         """A sentence for each team some of whose moves the clock cut (``cut_moves``)."""
@@ -124,24 +143,35 @@ class Results:
     @cached_property
     def leaderboard(self) -> list[LeaderboardLine]:
         """Every team ranked by its rating, with its record, think time and Elo."""
-        return leaderboard(self.teams, self.games, self.played, self.current, self.elo)
+        return leaderboard(self.teams, self.finished, self.seated, self.current, self.elo)
+
+    @cached_property
+    def finished(self) -> list[GameResult]:
+        """Every stage's finished games' results (``outcomes``), in the order of their first games."""
+        return sorted((result for found in self.outcomes.values() for result in found), key=lambda result: result.id)
 
     @cached_property
     def elo(self) -> EloTable:
         """The Elo leaderboard of every finished game."""
-        return elo_table(self.teams, self.games)
+        return elo_table(self.teams, self.finished)
+
+    def stage_elo(self, stage: StageTable) -> EloTable:
+        """The Elo leaderboard of the finished games of ``stage``, among its teams."""
+        return elo_table(self.teams, self.outcomes.get(stage.number, []), stage)
 
     @cached_property
     def crosstable(self) -> dict[tuple[str, str], CrossCell]:
         """(team, opponent) -> what the team scored against that opponent, over every stage."""
-        return crosstable(self.games)
+        return crosstable(self.finished)
 
     @cached_property
     def ratings(self) -> dict[str, RatingHistory]:
         """Every team's rating with its whole history, game by game (every finished game rated
         again: the team pages' charts need it, the leaderboard does not)."""
+        if self.read_played is None:
+            raise ArenaError("these results were read without their games: load_results(..., games=True)")
         names = [t.name for t in self.teams]
-        return replay_ratings(names, [(g.id, g.teams, g.ranks()) for g in self.played], self.config.rating)
+        return replay_ratings(names, [(g.id, g.teams, g.ranks()) for g in self.read_played], self.config.rating)
 
     @property
     def rating_system(self) -> RatingSystem:
@@ -161,10 +191,10 @@ class Results:
             return []
         return self.standings[:3]
 
-    @cached_property
+    @property
     def has_course_points(self) -> bool:
         """Whether the game reports points of its own (xtreme's course points, a game's returns)."""
-        return any(g.raw_points is not None for g in self.games)
+        return any(seats.reported is not None for seats in self.seated.values())
 
     @property
     def points_kind(self) -> str:
@@ -178,11 +208,6 @@ class Results:
         """Whether the leaderboard has a column of the points the game reports: where it reports
         them and they are not the points already (xtreme's course2019 scoring)."""
         return self.has_course_points and self.config.scoring != "course2019"
-
-    @cached_property
-    def seat_count(self) -> int:
-        """The most seats a game of the tournament has (2 before any is scheduled)."""
-        return max((len(g.teams) for g in self.games), default=2)
 
     def team(self, name: str) -> Team:
         """The team called ``name``."""
@@ -219,26 +244,27 @@ def load_teams(session: Session, tournament: Tournament) -> list[Team]:
 
 
 def load_games(
-    session: Session, tournament: Tournament, scoring: str, stored: StoredGames | None = None
+    session: Session,
+    tournament: Tournament,
+    scoring: str,
+    stored: StoredGames | None = None,
+    *where: ColumnElement[bool],
 ) -> list[GameSummary]:
-    """Every scheduled game of the tournament, in schedule order, with each seat's think time
-    (``stored``: its games, if the caller read them already)."""
+    """Every scheduled game of the tournament (those matching every condition of ``where``
+    only, if given), in schedule order, with each seat's think time (``stored``: its games,
+    if the caller read them already)."""
     stored = stored or stored_games(session, tournament)
     teams = stored.teams
     connection = session.connection()  # (rows as they come: no ORM work on each)
+    chosen = (GameRow.tournament_id == tournament.id, *where)
     voids: dict[int, list[str]] = {}
-    voided = (
-        select(GameVoid.game_id, GameVoid.reason)
-        .join(GameRow, GameRow.id == GameVoid.game_id)
-        .where(GameRow.tournament_id == tournament.id)
-        .order_by(GameVoid.id)
-    )
-    for game_id, reason in session.execute(voided):
+    voided = select(GameVoid.game_id, GameVoid.reason).join(GameRow, GameRow.id == GameVoid.game_id)
+    for game_id, reason in session.execute(voided.where(*chosen).order_by(GameVoid.id)):
         voids.setdefault(game_id, []).append(reason)
     details = select(GameRow.id, GameRow.detail, GameRow.plies, GameRow.started_at, GameRow.finished_at)
-    more = {row[0]: row[1:] for row in connection.execute(details.where(GameRow.tournament_id == tournament.id)).all()}
+    more = {row[0]: row[1:] for row in connection.execute(details.where(*chosen)).all()}
     games = []
-    for g in stored.games:
+    for g in stored.some(*where) if where else stored.games:
         seated, raw = g.seats, g.points
         # a game left unfinished has no result: shown as such, never rated or counted as a draw
         status = "aborted" if g.status == "finished" and g.termination == "aborted" else g.status
@@ -267,6 +293,68 @@ def load_games(
             )
         )
     return games
+
+
+def team_games(session: Session, found: Results, team: Team) -> list[GameSummary]:
+    """``team``'s games, in schedule order, read by themselves (``found`` read without games)."""
+    own = select(GameSeat.game_id).where(GameSeat.entry_id == team.entry_id)
+    return load_games(session, found.tournament, found.config.scoring, None, GameRow.id.in_(own))
+
+
+def team_history(session: Session, found: Results, team: str) -> RatingHistory:
+    """``team``'s rating after each of its games: those the kept ratings rated read from their
+    seats (``GameSeat.mu``, ``sigma``), those since from ``found.current``; every game rated
+    again where a seat has none (a database from before seats held them, until its next run)."""
+    now = found.current[team]
+    if not now.since:
+        return now
+    entry = found.team(team).entry_id
+    rated = (*_rated(found, now.since), GameSeat.entry_id == entry)
+    rows = session.execute(
+        select(GameSeat.game_id, GameSeat.mu, GameSeat.sigma)
+        .join(GameRow, GameRow.id == GameSeat.game_id)
+        .where(*rated)
+        .order_by(GameSeat.game_id)
+    ).all()
+    kept = [(game_id, mu, sigma) for game_id, mu, sigma in rows if mu is not None and sigma is not None]
+    if len(kept) < len(rows):
+        return all_ratings(session, found)[team]
+    return RatingHistory(now.mu, now.sigma, kept + now.after)
+
+
+def history_span(session: Session, found: Results) -> tuple[float, float]:
+    """The μ ± σ range every team's rating chart shares (``figures.rating_span``), from the
+    seats' kept ratings and ``found.current``."""
+    rating = found.config.rating
+    start = (rating.mu, rating.sigma)
+    since = max((history.since for history in found.current.values()), default=0)
+    if not since:
+        return rating_span(found.current, start)
+    low, high, missing = session.execute(
+        select(
+            func.min(GameSeat.mu - GameSeat.sigma),
+            func.max(GameSeat.mu + GameSeat.sigma),
+            func.count().filter(or_(GameSeat.mu.is_(None), GameSeat.sigma.is_(None))),
+        )
+        .join(GameRow, GameRow.id == GameSeat.game_id)
+        .where(*_rated(found, since))
+    ).one()
+    if missing:
+        return rating_span(all_ratings(session, found), start)
+    return rating_span(found.current, start, None if low is None or high is None else (low, high))
+
+
+def _rated(found: Results, through: int) -> tuple[ColumnElement[bool], ...]:
+    """The rated games of ``found``'s tournament of ids up to ``through``."""
+    t = found.tournament.id
+    return (GameRow.tournament_id == t, GameRow.id <= through, GameRow.status == "finished", not_aborted())
+
+
+def all_ratings(session: Session, found: Results) -> dict[str, RatingHistory]:
+    """Every team's rating with its whole history: every finished game rated again."""
+    played = results(session, found.tournament, found.config.scoring)
+    names = [t.name for t in found.teams]
+    return replay_ratings(names, [(g.id, g.teams, g.ranks()) for g in played], found.config.rating)
 
 
 def cut_moves(session: Session, tournament_id: int) -> dict[str, int]:
@@ -318,29 +406,21 @@ def load_moves(
 
 def leaderboard(
     teams: list[Team],
-    games: list[GameSummary],
     played: list[GameResult],
+    seated: dict[str, TeamSeats],
     ratings: dict[str, RatingHistory],
     elo: EloTable | None = None,
 ) -> list[LeaderboardLine]:
     """Every team ranked by μ − 3σ (then points, then name), with its record over the finished
-    games ``played``, its think time and, given the ``elo`` table of the same games, its Elo."""
-    finished = [g for g in games if g.finished]
+    games ``played`` (alike ones counted together), its think time and reported points
+    (``seated``) and, given the ``elo`` table of the same games, its Elo."""
     standings = {line.team: line for line in table([t.name for t in teams], played, {})}
-    course: dict[str, float] = defaultdict(float)
-    think: dict[str, list[float]] = {t.name: [0, 0.0, 0.0] for t in teams}
-    with_points = any(g.raw_points is not None for g in finished)
-    for g in finished:
-        for seat, name in enumerate(g.seats):
-            if g.raw_points is not None:
-                course[name] += g.raw_points[seat]
-            moves, total, longest = think[name]
-            t = g.think[seat]
-            think[name] = [moves + t.moves, total + t.total_ms, max(longest, t.max_ms)]
+    with_points = any(seats.reported is not None for seats in seated.values())
     lines = []
     for team in teams:
         s, r = standings[team.name], ratings[team.name]
-        moves, total, longest = think[team.name]
+        seats = seated.get(team.name, TeamSeats())
+        moves = seats.think.moves
         fitted = elo.line(team.name) if elo is not None else None
         lines.append(
             LeaderboardLine(
@@ -355,11 +435,11 @@ def leaderboard(
                 s.draws,
                 s.losses,
                 s.points,
-                course[team.name] if with_points else None,
+                (seats.reported or 0.0) if with_points else None,
                 dict(sorted(s.forfeits.items())),
-                int(moves),
-                total / moves if moves else None,
-                longest if moves else None,
+                moves,
+                seats.think.total_ms / moves if moves else None,
+                seats.think.max_ms if moves else None,
                 fitted.elo if fitted else None,
                 fitted.lower if fitted else None,
                 fitted.upper if fitted else None,
@@ -371,35 +451,36 @@ def leaderboard(
     return lines
 
 
-def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | None = None) -> EloTable:
-    """The Elo leaderboard of the finished games (of ``stage``, or all of them): every team (of
-    the stage's pools) fitted by ``arena.stats.elo.fit_elo`` at its defaults, 95 % intervals, the
-    field's mean at 0, one virtual draw each so that a perfect score stays finite. A game of
-    more than two seats is fitted as a game of each two of its seats, and a team's games, W-D-L
-    and score on the board are those games of two, so that they are what its Elo was fitted to."""
+def elo_table(teams: list[Team], played: list[GameResult], stage: StageTable | None = None) -> EloTable:
+    """The Elo leaderboard of the finished games ``played`` (alike ones counted together): every
+    team (of ``stage``'s pools, for a stage's games) fitted by ``arena.stats.elo.fit_elo`` at its
+    defaults, 95 % intervals, the field's mean at 0, one virtual draw each so that a perfect score
+    stays finite. A game of more than two seats is fitted as a game of each two of its seats, and
+    a team's games, W-D-L and score on the board are those games of two, so that they are what
+    its Elo was fitted to."""
     if stage is None:
         names = [t.name for t in teams]
-        chosen = [g for g in games if g.finished]
     else:
         members = {line.team for pool in stage.pools for line in pool.lines}
         if not members:
             raise ArenaError(f"stage {stage.name!r} has not started: it has no teams to rate yet")
         names = [t.name for t in teams if t.name in members]
-        chosen = [g for g in games if g.finished and g.stage == stage.number]
     record = {name: [0, 0, 0] for name in names}  # wins, draws, losses
-    fitted = []
-    for g in chosen:
+    fitted: list[Alike] = []
+    for g in played:
         if len(g.teams) == 2:
             score = 0.5 if g.winner is None else (1.0 if g.winner == 0 else 0.0)
-            fitted.append((g.first, g.second, score))
-            for team in g.seats:
-                record[team]["WDL".index(g.score_of(team))] += 1
-        else:  # every two seats of the table as a game of their own (Kaggle's Game Arena does the same)
-            for seat, team, opponent, mine, _ in g.pairs():
+            fitted.append((g.first, g.second, score, g.count))
+            for seat, team in enumerate(g.teams):
+                record[team][("win", "draw", "loss").index(g.standing(seat))] += g.count
+            continue
+        # every two seats of the table as a game of their own (Kaggle's Game Arena does the same)
+        for seat, team in enumerate(g.teams):
+            for opponent, mine in g.against(seat):
                 if seat < g.teams.index(opponent):
-                    fitted.append((team, opponent, mine))
+                    fitted.append((team, opponent, mine, g.count))
                 # the record of the games fitted (two seats' each), as the fit counts the team's games
-                record[team][0 if mine == 1.0 else 1 if mine == 0.5 else 2] += 1
+                record[team][0 if mine == 1.0 else 1 if mine == 0.5 else 2] += g.count
     fit = fit_elo(fitted, names)
     bots = {t.name: t.bot for t in teams}
     ranked = fit.players
@@ -422,7 +503,7 @@ def elo_table(teams: list[Team], games: list[GameSummary], stage: StageTable | N
                 fit.los(player.name, below) if below is not None else None,
             )
         )
-    return EloTable(None if stage is None else stage.name, len(chosen), fit, lines)
+    return EloTable(None if stage is None else stage.name, sum(g.count for g in played), fit, lines)
 
 
 def los_matrix(table: EloTable, teams: list[str]) -> list[list[float | None]]:
@@ -442,19 +523,21 @@ def final_los(found: Results) -> tuple[list[str], list[list[float | None]], int]
     return shown, los_matrix(found.elo, shown), len(ranked)
 
 
-def crosstable(games: list[GameSummary]) -> dict[tuple[str, str], CrossCell]:
-    """(team, opponent) -> what the team scored against that opponent, over every stage."""
+def crosstable(played: list[GameResult]) -> dict[tuple[str, str], CrossCell]:
+    """(team, opponent) -> what the team scored against that opponent in the finished games
+    ``played`` (alike ones counted together), over every stage."""
     cells: dict[tuple[str, str], CrossCell] = defaultdict(CrossCell)
-    for g in games:
-        if not g.finished or g.points is None:
-            continue
-        for seat, team, opponent, mine, theirs in g.pairs():
-            cell = cells[team, opponent]
+    for g in played:
+        for seat, team in enumerate(g.teams):
             if len(g.teams) == 2:
-                cell.count(g.standing(seat), mine)
-            else:  # its finishing order against that opponent
-                cell.count("win" if mine == 1.0 else "draw" if mine == 0.5 else "loss", mine)
-            cell.against += theirs
+                cell = cells[team, g.teams[1 - seat]]
+                cell.count(g.standing(seat), g.points[seat], g.count)
+                cell.against += g.points[1 - seat] * g.count
+                continue
+            for opponent, mine in g.against(seat):  # its finishing order against that opponent
+                cell = cells[team, opponent]
+                cell.count("win" if mine == 1.0 else "draw" if mine == 0.5 else "loss", mine, g.count)
+                cell.against += (1.0 - mine) * g.count
     return dict(cells)
 
 
@@ -462,28 +545,22 @@ def stage_tables(
     session: Session,
     tournament: Tournament,
     config: TournamentDef,
-    games: list[GameSummary],
+    counts: GameCounts,
     ratings: dict[str, float],
     stored: StoredGames | None = None,
 ) -> list[StageTable]:
     """Each stage's pools with their standings and who went on (the next stage's teams, or, for a
-    stage complete whose next stage is not drawn yet, those who will); ``stored``: the games,
-    if the caller read them already."""
+    stage complete whose next stage is not drawn yet, those who will); ``counts``: its games
+    counted (``game_counts``), ``stored``: the games, if the caller read them already."""
     stored = stored or stored_games(session, tournament)
     members: dict[int, set[str]] = {
         stage: {stored.teams[entry] for entries in pools.values() for entry in entries}
         for stage, pools in stored.pools.items()
     }
-    counts: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
-    rounds: dict[int, set[int]] = defaultdict(set)
-    for g in games:
-        counts[g.stage, g.pool][0] += 1
-        counts[g.stage, g.pool][1] += g.finished
-        rounds[g.stage].add(g.round)
     stages = []
     for number, definition in enumerate(config.stages):
-        planned = sum(c[0] for (s, _), c in counts.items() if s == number)
-        finished = sum(c[1] for (s, _), c in counts.items() if s == number)
+        planned = sum(c[0] for (s, _), c in counts.pools.items() if s == number)
+        finished = sum(c[1] for (s, _), c in counts.pools.items() if s == number)
         more = bool(planned) and finished == planned and bool(next_plan(session, tournament, config, number, stored))
         pools: list[PoolTable] = []
         if members.get(number):
@@ -496,56 +573,116 @@ def stage_tables(
             else:
                 advanced = frozenset()
             for pool, lines in enumerate(pool_standings(session, tournament, config, number, ratings, stored)):
-                planned_pool, finished_pool = counts.get((number, pool), [0, 0])
+                planned_pool, finished_pool = counts.pools.get((number, pool), (0, 0))
                 pools.append(
                     PoolTable(
                         number, pool, lines, advanced & {line.team for line in lines}, planned_pool, finished_pool
                     )
                 )
         bracket = knockout_bracket(session, tournament, config, number, stored)
-        stages.append(StageTable(number, definition, pools, planned, finished, len(rounds[number]), more, bracket))
+        rounds = counts.rounds.get(number, 0)
+        stages.append(StageTable(number, definition, pools, planned, finished, rounds, more, bracket))
     return stages
 
 
-def totals(config: TournamentDef, games: list[GameSummary], extra: int = 0) -> Totals:
-    """Games expected (``extra``: a knockout's extra games so far), planned and played, moves,
-    draws and forfeits by kind."""
-    finished = [g for g in games if g.finished]
-    return Totals(
-        expected=expected_games(config) + extra,
-        planned=len(games),
-        finished=len(finished),
-        moves=sum(g.plies or 0 for g in finished),
-        forfeits=Counter(g.forfeit for g in finished if g.forfeit),
-        draws=sum(1 for g in finished if g.winner is None),
-        replays=sum(len(g.voids) for g in games),
-        unfinished=sum(1 for g in games if g.status == "aborted"),
+@dataclass(slots=True)
+class GameCounts:
+    """A tournament's games counted by the database: each pool's planned and finished games
+    (by (stage, pool)), each stage's rounds, and the figures of ``Totals`` but the expected."""
+
+    pools: dict[tuple[int, int], tuple[int, int]]
+    rounds: dict[int, int]
+    totals: Totals
+
+
+def game_counts(session: Session, tournament: Tournament) -> GameCounts:
+    """``tournament``'s games counted (``GameCounts``), two sums over them in the database."""
+    where = GameRow.tournament_id == tournament.id
+    key = (GameRow.stage, GameRow.pool, GameRow.status, GameRow.termination, GameRow.offender.is_(None))
+    drawn = GameRow.winner.is_(None)
+    grouped = select(*key, func.count(), func.count().filter(drawn), func.sum(GameRow.plies))
+    pools: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    totals = Totals(expected=0, planned=0, finished=0, moves=0)
+    for stage, pool, status, termination, blameless, count, draws, plies in session.execute(
+        grouped.where(where).group_by(*key)
+    ):
+        pools[stage, pool][0] += count
+        totals.planned += count
+        if status != "finished":
+            continue
+        if termination == "aborted":  # left unfinished: no result, not counted as played
+            totals.unfinished += count
+            continue
+        pools[stage, pool][1] += count
+        totals.finished += count
+        totals.moves += int(plies or 0)
+        totals.draws += draws
+        kind = None if blameless else forfeit_kind(termination)
+        if kind:
+            totals.forfeits[kind] += count
+    voided = select(func.count()).select_from(GameVoid).join(GameRow, GameRow.id == GameVoid.game_id)
+    totals.replays = session.scalar(voided.where(where)) or 0
+    distinct = select(GameRow.stage, func.count(GameRow.round.distinct())).where(where).group_by(GameRow.stage)
+    rounds: dict[int, int] = dict(session.execute(distinct).all())
+    return GameCounts({place: (c[0], c[1]) for place, c in pools.items()}, rounds, totals)
+
+
+def team_seats(session: Session, tournament: Tournament) -> tuple[dict[str, TeamSeats], int]:
+    """Each team's thinking over its finished games (moves, their total and longest wall time)
+    and the points the game reported in them (a game reports points for every seat or for none);
+    and the most seats a game of ``tournament`` has (2 before any is scheduled)."""
+    finished = (GameRow.tournament_id == tournament.id, GameRow.status == "finished", not_aborted())
+    sums = (
+        func.sum(GameSeat.moves),
+        func.sum(GameSeat.think_ms),
+        func.max(GameSeat.longest_ms),
+        func.count(GameSeat.points),
+        func.sum(GameSeat.points),
     )
+    query = select(Entry.team, *sums).select_from(GameSeat).join(GameRow, GameRow.id == GameSeat.game_id)
+    query = query.join(Entry, Entry.id == GameSeat.entry_id).where(*finished).group_by(Entry.team)
+    seated = {
+        team: TeamSeats(
+            Think(int(moves or 0), float(total or 0.0), float(longest or 0.0)),
+            float(points or 0.0) if reported else None,
+        )
+        for team, moves, total, longest, reported, points in session.execute(query)
+    }
+    seats = select(func.max(GameSeat.seat)).join(GameRow, GameRow.id == GameSeat.game_id)
+    most = session.scalar(seats.where(GameRow.tournament_id == tournament.id))
+    return seated, 2 if most is None else most + 1
 
 
-def load_results(session: Session, tournament: Tournament) -> Results:
-    """Everything about ``tournament`` that the leaderboard and the report show (its games read
-    once, its ratings gone on from those kept with it)."""
+def load_results(session: Session, tournament: Tournament, *, games: bool = True) -> Results:
+    """Everything about ``tournament`` that the leaderboard and the report show, from sums the
+    database makes and its finished games alike counted together, its ratings gone on from
+    those kept with it; ``games``: its games one by one too (the report's and the server's pages),
+    read once."""
     config = tournament_config(tournament)
     stored = stored_games(session, tournament)
     teams = load_teams(session, tournament)
-    games = load_games(session, tournament, config.scoring, stored)
-    played = results(session, tournament, config.scoring, stored=stored)
-    current = rate(session, tournament, config, played)
+    counts = game_counts(session, tournament)
+    counts.totals.expected = expected_games(config) + extra_games(session, tournament, config, stored)
+    seated, seat_count = team_seats(session, tournament)
+    read_games = load_games(session, tournament, config.scoring, stored) if games else None
+    current = rate(session, tournament, config, stored=stored)
     conservative = {team: history.conservative for team, history in current.items()}
-    stages = stage_tables(session, tournament, config, games, conservative, stored)
+    stages = stage_tables(session, tournament, config, counts, conservative, stored)
     return Results(
         tournament,
         config,
         teams,
-        games,
         current,
-        played,
+        stored.alike_by_stage(config.scoring, config.game.players),
+        seated,
         stages,
-        totals(config, games, extra_games(session, tournament, config, stored)),
+        counts.totals,
         rating_settings(tournament, config.rating),
         final_standings(stages),
         cut_moves(session, tournament.id),
+        seat_count,
+        read_games,
+        results(session, tournament, config.scoring, stored=stored) if games else None,
     )
 
 

@@ -136,6 +136,26 @@ def _kept_ratings(connection: Connection) -> None:
     )
 
 
+def _seat_cpu_and_ratings(connection: Connection) -> None:
+    have = {column["name"] for column in inspect(connection).get_columns("game_seats")}
+    for column in ("cpu_ms", "mu", "sigma"):
+        if column not in have:  # (a database from before step 8 has its seats' table made as it is now)
+            connection.exec_driver_sql(f"ALTER TABLE game_seats ADD COLUMN {column} FLOAT")
+    fill_seat_cpu(connection)
+    # (each seat's rating after its game is written when the tournament's ratings are next kept:
+    # the ratings kept until now are rated again then, their check being worked out anew)
+
+
+def fill_seat_cpu(connection: Connection) -> None:
+    """Each seat of a finished game its moves' CPU time, from its moves (``None`` where one of
+    them has none)."""
+    moves = "FROM moves m WHERE m.game_id = game_seats.game_id AND m.seat = game_seats.seat"
+    unknown = f"EXISTS (SELECT 1 {moves} AND m.cpu_ms IS NULL)"
+    known = f"CASE WHEN {unknown} THEN NULL ELSE coalesce((SELECT sum(cpu_ms) {moves}), 0) END"
+    finished = "SELECT id FROM games WHERE status = 'finished'"
+    connection.exec_driver_sql(f"UPDATE game_seats SET cpu_ms = {known} WHERE game_id IN ({finished})")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
@@ -146,6 +166,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (7, "submissions: when a version retired (its files are removed some days later)", _retired_at),
     (8, "a game's seats in a table of their own (any number of seats), no longer two columns each", _game_seats),
     (9, "ratings kept as games are stored; games indexed in schedule order; each seat's think time", _kept_ratings),
+    (10, "each seat's CPU time and its team's rating after the game", _seat_cpu_and_ratings),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

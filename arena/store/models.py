@@ -22,6 +22,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     func,
+    or_,
     select,
 )
 from sqlalchemy.engine import Dialect
@@ -185,8 +186,8 @@ class GameRow(OfTournament, Base):
 class GameSeat(Base):
     """A seat of a game: the team (entry) that plays it, and once the game is finished, the
     points it scored as the game reports them (``None``: the game reports none), the tail of
-    what its bot wrote to stderr, and its moves and their time (so that a tournament's think
-    times are read without reading its moves)."""
+    what its bot wrote to stderr, its moves and their time (so that a tournament's think
+    times are read without reading its moves), and its team's rating after it."""
 
     __tablename__ = "game_seats"
     __table_args__ = (Index("ix_game_seats_entry", "entry_id"),)
@@ -199,6 +200,12 @@ class GameSeat(Base):
     moves: Mapped[int | None] = mapped_column(Integer)
     think_ms: Mapped[float | None] = mapped_column(Float)
     longest_ms: Mapped[float | None] = mapped_column(Float)
+    #: once the game is stored: its moves' CPU time (ms; ``None`` where a move's is unknown)
+    cpu_ms: Mapped[float | None] = mapped_column(Float)
+    #: the team's rating after the game (the tournament's rating system), once ratings are kept
+    #: through it (arena/contests/rating.py: ``kept_ratings``)
+    mu: Mapped[float | None] = mapped_column(Float)
+    sigma: Mapped[float | None] = mapped_column(Float)
 
 
 class GameVoid(Base):
@@ -320,6 +327,11 @@ def game_seats(session: Session, *where: ColumnElement[bool]) -> dict[int, list[
         seat = make(row)
         seats.setdefault(seat.game_id, []).append(seat)
     return seats
+
+
+def not_aborted() -> ColumnElement[bool]:
+    """A game not left unfinished (``aborted``: it has no result, and is never rated or counted)."""
+    return or_(GameRow.termination.is_(None), GameRow.termination != "aborted")
 
 
 def reported_points(seats: Sequence[SeatRow]) -> tuple[float, ...] | None:

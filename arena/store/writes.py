@@ -141,6 +141,7 @@ _SEAT_END = (
         moves=bindparam("moved"),
         think_ms=bindparam("thought"),
         longest_ms=bindparam("longest"),
+        cpu_ms=bindparam("cpu"),
     )
 )
 
@@ -177,9 +178,11 @@ def save_record(session: Session, record: GameRecord) -> bool:
         )
     points = record.points or (None,) * len(record.stderr)
     times: list[list[float]] = [[] for _ in record.stderr]
+    cpu: list[list[float | None]] = [[] for _ in record.stderr]
     for m in moves:
         if m.seat >= 0:  # (not a chance outcome)
             times[m.seat].append(m.wall_ms)
+            cpu[m.seat].append(m.cpu_ms)
     connection.execute(
         _SEAT_END,
         [
@@ -191,8 +194,9 @@ def save_record(session: Session, record: GameRecord) -> bool:
                 "moved": len(walls),
                 "thought": _total(walls),
                 "longest": max(walls, default=0.0),
+                "cpu": None if None in used else _total(used),  # type: ignore[arg-type]
             }
-            for seat, (scored, wrote, walls) in enumerate(zip(points, record.stderr, times, strict=True))
+            for seat, (scored, wrote, walls, used) in enumerate(zip(points, record.stderr, times, cpu, strict=True))
         ],
     )
     connection.execute(

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from arena.contests.rating import RatingHistory
 from arena.errors import ArenaError
 from arena.games import Game
 from arena.results.listings import RESULTS, GameFilter, game_page, tournament_rows
 from arena.results.nodestats import NodeLine, node_lines
 from arena.results.pages import (
-    chart_span,
     crosstable_values,
     environment,
     game_data,
@@ -46,8 +46,15 @@ from arena.results.pages import (
 )
 from arena.results.replay import tournament_game
 from arena.results.tables import GameSummary, Team
-from arena.results.tournament_results import Results, load_moves, load_results
-from arena.store.models import Entry, GameRow, MoveRow, Tournament
+from arena.results.tournament_results import (
+    Results,
+    history_span,
+    load_games,
+    load_moves,
+    load_results,
+    team_history,
+)
+from arena.store.models import Entry, GameRow, GameSeat, MoveRow, Tournament
 from arena.store.seasons import submitted_bots
 
 #: what a tournament's pages depend on: status, games scheduled, finished, last finish, voids
@@ -75,10 +82,11 @@ class Cached:
     time one asks (kept as long as the results: until the stamp moves)."""
 
     stamp: Stamp
+    #: read without its games one by one (a page reads those it shows: ``Site.summaries``)
     found: Results
     context: dict[str, Any]
-    #: each game's place in ``found.games``, by its id
-    at: dict[int, int]
+    #: the teams whose bots are a season's submissions (what they wrote is not served)
+    season: set[str]
     #: the tournament's game, or ``None`` and why it cannot be loaded (its module gone or changed)
     game: Game | None = None
     unavailable: str | None = None
@@ -86,7 +94,9 @@ class Cached:
     nodes: list[NodeLine] | None = None
     #: each team's think-time histogram (``think_chart``: its games' moves read), once asked for
     think: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: the range the teams' rating charts share (``chart_span``: every team's history), once asked for
+    #: each team's rating history (``team_history``), once asked for
+    histories: dict[str, RatingHistory] = field(default_factory=dict)
+    #: the range the teams' rating charts share (``history_span``), once asked for
     span: tuple[float, float] | None = None
 
 
@@ -96,11 +106,11 @@ def season_teams(session: Session, tournament_id: int) -> set[str]:
     return set(session.scalars(query))
 
 
-def _keep_to_their_teams(found: Results, teams: set[str]) -> None:
-    """Take what the bots of ``teams`` wrote off ``found``'s games: a season's bot's output
-    (its stderr, what its exception said) is its own team's, shown on the team's page of the
-    season only; the served pages say how its games ended, not what it printed."""
-    for summary in found.games:
+def _keep_to_their_teams(games: list[GameSummary], teams: set[str]) -> None:
+    """Take what the bots of ``teams`` wrote off ``games``: a season's bot's output (its
+    stderr, what its exception said) is its own team's, shown on the team's page of the season
+    only; the served pages say how its games ended, not what it printed."""
+    for summary in games:
         stderr = list(summary.stderr)
         for seat, team in enumerate(summary.seats):
             if team in teams:
@@ -153,12 +163,11 @@ class Site:
                 tournament = session.get(Tournament, tournament_id)
                 if tournament is None:
                     raise NotFound(f"there is no tournament {tournament_id} in this database")
-                found = load_results(session, tournament)
-                _keep_to_their_teams(found, season_teams(session, tournament_id))
+                found = load_results(session, tournament, games=False)
+                season = season_teams(session, tournament_id)
             game, unavailable = tournament_game(found.tournament)
             context = site_context(found, served=True, game=game)
-            at = {g.id: i for i, g in enumerate(found.games)}
-            known = Cached(stamp, found, context, at, game, unavailable)
+            known = Cached(stamp, found, context, season, game, unavailable)
             self._cache[tournament_id] = known
             return known
 
@@ -170,20 +179,34 @@ class Site:
                     cached.nodes = node_lines(session, tournament_id)
             return cached.nodes
 
-    def charts(self, cached: Cached, team: Team) -> tuple[dict[str, Any], tuple[float, float]]:
-        """``team``'s think-time histogram and the rating charts' span as of ``cached``, each
-        worked out once for it (the histogram reads the moves of the team's games only)."""
+    def summaries(self, cached: Cached, *where: ColumnElement[bool]) -> list[GameSummary]:
+        """The games of ``cached``'s tournament that match every condition of ``where``, in
+        schedule order, read for the page that shows them (a season's bots' output taken off)."""
+        with self.sessions() as session:
+            games = load_games(session, cached.found.tournament, cached.found.config.scoring, None, *where)
+        _keep_to_their_teams(games, cached.season)
+        return games
+
+    def charts(
+        self, cached: Cached, team: Team, own: list[GameSummary]
+    ) -> tuple[dict[str, Any], RatingHistory, tuple[float, float]]:
+        """``team``'s think-time histogram, its rating history and the rating charts' span as
+        of ``cached``, each worked out once for it (the histogram reads the moves of the
+        team's games ``own`` only; the history and span, the ratings kept with their seats)."""
         with self._lock:
             found = cached.found
-            chart = cached.think.get(team.name)
-            if chart is None:
-                own = [g.id for g in found.games_of(team.name)]
-                with self.sessions() as session:
-                    moves = load_moves(session, found.tournament, own)
-                chart = cached.think[team.name] = think_chart(found, think_times(found, moves, team.name)[team.name])
-            if cached.span is None:
-                cached.span = chart_span(found)
-            return chart, cached.span
+            with self.sessions() as session:
+                chart = cached.think.get(team.name)
+                if chart is None:
+                    moves = load_moves(session, found.tournament, [g.id for g in own])
+                    times = think_times(own, moves, team.name)[team.name]
+                    chart = cached.think[team.name] = think_chart(found, times)
+                history = cached.histories.get(team.name)
+                if history is None:
+                    history = cached.histories[team.name] = team_history(session, found, team.name)
+                if cached.span is None:
+                    cached.span = history_span(session, found)
+            return chart, history, cached.span
 
     def tournaments(self) -> list[dict[str, Any]]:
         """Every tournament, newest first, with its id."""
@@ -242,15 +265,15 @@ class Site:
         the last). A tournament of a page of games or fewer has them all on it, filtered in the
         page as the static report's list is (the filters chosen, at once)."""
         cached = self.cached(tournament_id)
-        found = cached.found
         chosen, shown = self._filter(cached, query)
         number = _page_number(query)
-        if len(found.games) <= GAMES_A_PAGE:  # every game on one page, filtered in the page, at once
-            values = games_values(found.games, len(found.games), None, shown)
+        if cached.found.totals.planned <= GAMES_A_PAGE:  # every game on one page, filtered in the page, at once
+            every = self.summaries(cached)
+            values = games_values(every, len(every), None, shown)
         else:
             with self.sessions() as session:
                 ids, matching, number = game_page(session, tournament_id, chosen, number, GAMES_A_PAGE)
-            listed = [found.games[cached.at[i]] for i in ids if i in cached.at]  # (a game newer than them waits)
+            listed = self.summaries(cached, GameRow.id.in_(ids)) if ids else []
             pages = pager(number, -(-matching // GAMES_A_PAGE), lambda n: games_address(shown, n))
             values = games_values(listed, matching, pages, shown, by_server=True)
         return self.page(tournament_id, "games.html", root, cached, **values)
@@ -287,7 +310,8 @@ class Site:
         team = next((t for t in found.teams if files[t.name] == file), None)
         if team is None:
             raise NotFound(f"there is no team page {file!r} in tournament {found.tournament.name!r}")
-        values = team_values(found, team, *self.charts(cached, team))
+        own = self.summaries(cached, GameRow.id.in_(select(GameSeat.game_id).where(GameSeat.entry_id == team.entry_id)))
+        values = team_values(found, team, own, *self.charts(cached, team, own))
         return self.page(tournament_id, "team.html", root, cached, **values)
 
     def summary(self, tournament_id: int, game_id: int) -> tuple[GameSummary, tuple[int | None, int | None]]:
@@ -296,12 +320,21 @@ class Site:
 
     def _summary(self, cached: Cached, game_id: int) -> tuple[GameSummary, tuple[int | None, int | None]]:
         """Game ``game_id`` of the results ``cached``, found by its id, and its neighbours."""
-        games = cached.found.games
-        at = cached.at.get(game_id)
-        if at is None:
+        found = self.summaries(cached, GameRow.id == game_id)
+        if not found:
             raise NotFound(f"there is no game {game_id} in tournament {cached.found.tournament.name!r}")
-        neighbours = (games[at - 1].id if at else None, games[at + 1].id if at + 1 < len(games) else None)
-        return games[at], neighbours
+        games = GameRow.tournament_id == cached.found.tournament.id
+        with self.sessions() as session:
+            before = session.scalar(select(func.max(GameRow.id)).where(games, GameRow.id < game_id))
+            after = session.scalar(select(func.min(GameRow.id)).where(games, GameRow.id > game_id))
+        return found[0], (before, after)
+
+    def _listed_at(self, cached: Cached, game_id: int) -> int:
+        """The page of the games list that lists game ``game_id`` (from 1)."""
+        games = GameRow.tournament_id == cached.found.tournament.id
+        with self.sessions() as session:
+            earlier = session.scalar(select(func.count()).where(games, GameRow.id < game_id)) or 0
+        return earlier // GAMES_A_PAGE + 1
 
     def game_data(self, tournament_id: int, game_id: int) -> tuple[dict[str, Any], GameSummary, bool]:
         """A game's replay data (``pages.game_data``), its summary, and whether it is over."""
@@ -323,7 +356,7 @@ class Site:
         cached = self.cached(tournament_id)
         summary, neighbours = self._summary(cached, game_id)
         data, over = self._game_data(cached, summary)
-        listed_at = games_address({}, cached.at[game_id] // GAMES_A_PAGE + 1)
+        listed_at = games_address({}, self._listed_at(cached, game_id))
         values = game_values(data, summary, neighbours, listed_at)
         return self.page(tournament_id, "game.html", root, cached, live_game=None if over else events, **values)
 
