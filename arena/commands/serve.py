@@ -66,7 +66,9 @@ def serve(
     uploads = play if season_uploads is None else season_uploads
     if play or uploads:
         warn_if_root()
-    application = build(db, host=host, play=play, token=token, uploads=uploads, idle=idle_minutes * 60)
+    application = build(
+        db, host=host, play=play, token=token, uploads=uploads, idle=idle_minutes * 60, compile_pages=True
+    )
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     out().print(

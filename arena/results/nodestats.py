@@ -38,46 +38,37 @@ def node_lines(session: Session, tournament_id: int) -> list[NodeLine]:
     scale = func.coalesce(GameRow.time_scale, 1.0)
     keys = (node, cpu, clock, scale)
     finished = (GameRow.tournament_id == tournament_id, GameRow.status == "finished")
-    games = session.execute(
-        select(*keys, func.count(), func.sum(case((GameRow.termination == "timeout", 1), else_=0)))
+    first, timed = GameSeat.seat == 0, GameSeat.cpu_ms.is_not(None)
+    rows = session.execute(
+        select(
+            *keys,
+            func.sum(case((first, 1), else_=0)),
+            func.sum(case((first & (GameRow.termination == "timeout"), 1), else_=0)),
+            func.sum(GameSeat.moves),
+            func.sum(GameSeat.think_ms),
+            func.max(GameSeat.longest_ms),
+            func.sum(GameSeat.cpu_ms),
+            func.sum(case((timed, GameSeat.moves), else_=0)),
+        )
+        .join(GameSeat, GameSeat.game_id == GameRow.id)
         .where(*finished)
         .group_by(*keys)
     ).all()
-    timed = GameSeat.cpu_ms.is_not(None)
-    times = {
-        tuple(row[:4]): row[4:]
-        for row in session.execute(
-            select(
-                *keys,
-                func.sum(GameSeat.moves),
-                func.sum(GameSeat.think_ms),
-                func.max(GameSeat.longest_ms),
-                func.sum(GameSeat.cpu_ms),
-                func.sum(case((timed, GameSeat.moves), else_=0)),
-            )
-            .join(GameSeat, GameSeat.game_id == GameRow.id)
-            .where(*finished)
-            .group_by(*keys)
-        )
-    }
     lines = []
-    for row in games:
-        moves, wall, max_wall, cpu_total, timed_moves = times.get(tuple(row[:4]), (0, None, None, None, 0))
+    for where, cpu_kind, clock_kind, time_scale, games, timeouts, moves, wall, longest, cpu_total, timed_moves in rows:
         moves = int(moves or 0)
-        mean_wall = wall / moves if moves and wall is not None else None
-        mean_cpu = cpu_total / timed_moves if timed_moves and cpu_total is not None else None
         lines.append(
             NodeLine(
-                str(row[0]),
-                str(row[1]),
-                str(row[2]),
-                float(row[3]),
-                int(row[4]),
-                int(row[5] or 0),
-                int(moves),
-                None if mean_wall is None else float(mean_wall),
-                None if max_wall is None or not moves else float(max_wall),
-                None if mean_cpu is None else float(mean_cpu),
+                str(where),
+                str(cpu_kind),
+                str(clock_kind),
+                float(time_scale),
+                int(games or 0),
+                int(timeouts or 0),
+                moves,
+                float(wall) / moves if moves and wall is not None else None,
+                float(longest) if moves and longest is not None else None,
+                float(cpu_total) / timed_moves if timed_moves and cpu_total is not None else None,
             )
         )
     return sorted(lines, key=lambda line: (-line.games, line.node, line.clock, line.time_scale))

@@ -639,18 +639,19 @@ def team_seats(session: Session, tournament: Tournament) -> tuple[dict[str, Team
         func.count(GameSeat.points),
         func.sum(GameSeat.points),
     )
-    query = select(Entry.team, *sums).select_from(GameSeat).join(GameRow, GameRow.id == GameSeat.game_id)
-    query = query.join(Entry, Entry.id == GameSeat.entry_id).where(*finished).group_by(Entry.team)
+    query = select(GameSeat.entry_id, *sums).join(GameRow, GameRow.id == GameSeat.game_id)
+    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
     seated = {
-        team: TeamSeats(
+        teams[entry]: TeamSeats(
             Think(int(moves or 0), float(total or 0.0), float(longest or 0.0)),
             float(points or 0.0) if reported else None,
         )
-        for team, moves, total, longest, reported, points in session.execute(query)
+        for entry, moves, total, longest, reported, points in session.execute(
+            query.where(*finished).group_by(GameSeat.entry_id)
+        )
     }
-    seats = select(func.max(GameSeat.seat)).join(GameRow, GameRow.id == GameSeat.game_id)
-    most = session.scalar(seats.where(GameRow.tournament_id == tournament.id))
-    return seated, 2 if most is None else most + 1
+    most = session.scalar(select(func.max(GameRow.players)).where(GameRow.tournament_id == tournament.id))
+    return seated, most or 2
 
 
 def load_results(session: Session, tournament: Tournament, *, games: bool = True) -> Results:

@@ -29,6 +29,7 @@ from arena.store.models import (
     GameSeat,
     GameVoid,
     KeptRatings,
+    MoveRow,
     Pace,
     SchemaVersion,
     StoreError,
@@ -142,6 +143,8 @@ def _seat_cpu_and_ratings(connection: Connection) -> None:
         if column not in have:  # (a database from before step 8 has its seats' table made as it is now)
             connection.exec_driver_sql(f"ALTER TABLE game_seats ADD COLUMN {column} FLOAT")
     fill_seat_cpu(connection)
+    for index in MoveRow.__table__.indexes:  # type: ignore[attr-defined]
+        index.create(connection, checkfirst=True)
     # (each seat's rating after its game is written when the tournament's ratings are next kept:
     # the ratings kept until now are rated again then, their check being worked out anew)
 
@@ -166,7 +169,11 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (7, "submissions: when a version retired (its files are removed some days later)", _retired_at),
     (8, "a game's seats in a table of their own (any number of seats), no longer two columns each", _game_seats),
     (9, "ratings kept as games are stored; games indexed in schedule order; each seat's think time", _kept_ratings),
-    (10, "each seat's CPU time and its team's rating after the game", _seat_cpu_and_ratings),
+    (
+        10,
+        "each seat's CPU time and its team's rating after the game; the moves the clock cut indexed",
+        _seat_cpu_and_ratings,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -24,6 +24,7 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -227,7 +228,11 @@ class MoveRow(Base):
     cut the bot's search short of its own budget (``cut``: the bot said so)."""
 
     __tablename__ = "moves"
-    __table_args__ = (Index("ix_moves_game_ply", "game_id", "ply", unique=True),)
+    __table_args__ = (
+        Index("ix_moves_game_ply", "game_id", "ply", unique=True),
+        # the few moves the clock cut, found without reading every move (``cut_moves``)
+        Index("ix_moves_cut", "game_id", sqlite_where=text("cut = 1"), postgresql_where=text("cut")),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
     ply: Mapped[int] = mapped_column(Integer)

@@ -36,11 +36,13 @@ def build(
     token: str | None = None,
     uploads: bool | None = None,
     idle: float = IDLE_SECONDS,
+    compile_pages: bool = False,
 ) -> Guard:
     """The web app over the database at ``url``; people may play a bot if ``play`` (a game
     left ``idle`` seconds without their move is left), and teams submit bots to seasons if
     ``uploads`` (default: as ``play``). Read-only (neither), an SQLite file that is not there
-    yet is an ``ArenaError`` (it would never be seen)."""
+    yet is an ``ArenaError`` (it would never be seen). ``compile_pages``: compile the pages'
+    templates now, not when a page first needs them (a server's first answers come sooner)."""
     uploads = play if uploads is None else uploads
     writes = play or uploads
     database = sqlite_file(url)
@@ -51,6 +53,8 @@ def build(
         )
     sessions = open_store(url) if writes else open_store(url, read_only=True)
     site = Site(sessions, live_moves=live_reader(url))
+    if compile_pages:
+        site.compile_templates()
     settings = Settings(host=host, play=play, token=token, uploads=uploads)
     seasons = season_routes(site, settings)
     if not play:

@@ -130,6 +130,11 @@ class Site:
         self._cache: dict[int, Cached] = {}
         self._lock = threading.Lock()
 
+    def compile_templates(self) -> None:
+        """Compile every page's template now (Jinja2 keeps them), not on its first request."""
+        for name in self.env.list_templates(extensions=["html"]):
+            self.env.get_template(name)
+
     # -- reading ---------------------------------------------------------------------------
 
     def stamp(self, tournament_id: int) -> Stamp:
