@@ -153,3 +153,63 @@ def test_a_stored_game_gives_each_seat_its_moves_cpu_time(tmp_path, monkeypatch)
     assert {(game, seat): cpu for game, seat, cpu in seats} == {key: summed.get(key, 0.0) for key in summed} | {
         (game, seat): 0.0 for game, seat, _ in seats if (game, seat) not in summed
     }
+
+
+def test_a_game_of_three_seats_whose_module_is_gone_counts_every_seat(tmp_path):
+    import shutil
+
+    from arena.core.records import GameRecord
+    from arena.store.models import game_seats
+    from arena.store.writes import save_record
+    from tests.builders import create, set_status
+
+    module = tmp_path / "goofspiel.py"
+    shutil.copyfile(Path(__file__).resolve().parent.parent / "examples" / "games" / "goofspiel.py", module)
+    config = {
+        "name": "gone",
+        "game": {"module": str(module)},  # (three seats by the game's own default, not a parameter)
+        "bots": {"r": {"module": "bots.randombot"}},
+        "teams": dict.fromkeys("abcd", "r"),
+        "stages": [{"name": "league", "games_per_pair": 1}],
+    }
+    url = f"sqlite:///{tmp_path / 'gone.sqlite3'}"
+    sessions, tournament_id = create(url, config)
+    returns = [(3.0, 2.0, 1.0), (1.0, 2.0, 3.0), (2.0, 3.0, 1.0), (0.0, 0.0, 5.0)]
+    with sessions.begin() as session:
+        for number, game_id in enumerate(sorted(game_seats(session, GameRow.tournament_id == tournament_id))):
+            points = returns[number % 4]
+            save_record(session, GameRecord(game_id, [], points.index(max(points)), points, stderr=("", "", "")))
+    set_status(sessions, tournament_id, "finished")
+    module.unlink()  # (the results read still: the stored game reads as one of two seats)
+    with open_store(url, read_only=True)() as session:
+        found = load_results(session, find_tournament(session), games=False)
+        one_by_one = results(session, found.tournament, "standard")
+    assert found.seat_count == 3 and {len(g.teams) for g in found.finished} == {3}
+    names = [t.name for t in found.teams]
+    by_hand = {line.team: (line.games, line.points) for line in table(names, one_by_one, {})}
+    assert {line.team: (line.games, line.points) for line in found.leaderboard} == by_hand
+    assert sum(games for games, _ in by_hand.values()) == 3 * 4
+
+
+def test_the_forfeits_are_told_in_the_order_of_their_first_games(league):
+    with open_store(league, read_only=True)() as session:
+        found = load_results(session, find_tournament(session), games=True)
+    first = [g.forfeit for g in found.games if g.finished and g.forfeit]
+    assert list(found.totals.forfeits) == list(dict.fromkeys(first)) and len(found.totals.forfeits) > 2
+
+
+def test_two_results_changed_so_that_their_weighted_sums_cancel_still_change_the_check(league, tmp_path):
+    from arena.contests.rating import fingerprint
+
+    url = copy_of(league, tmp_path / "edited.sqlite3")
+    with open_store(url).begin() as session:
+        before = fingerprint(session, 1, 180)
+        # game 30 from a draw to a win of seat 1 (its result code +2), game 60 from a win of seat 1 to
+        # one of seat 0 (-1): weighted by their ids alone, the changes cancel (30 x 2 = 60 x 1)
+        session.execute(update(GameRow).where(GameRow.id == 30).values(winner=None))
+        session.execute(update(GameRow).where(GameRow.id == 60).values(winner=1))
+        middle = fingerprint(session, 1, 180)
+        session.execute(update(GameRow).where(GameRow.id == 30).values(winner=1))
+        session.execute(update(GameRow).where(GameRow.id == 60).values(winner=0))
+        after = fingerprint(session, 1, 180)
+    assert len({before, middle, after}) == 3

@@ -258,19 +258,30 @@ _SEAT_RATING = (
 
 def fingerprint(session: Session, tournament_id: int, through: int) -> tuple[int, int]:
     """How many games of tournament ``tournament_id`` of ids up to ``through`` are rated (finished,
-    none left unfinished), and a CRC-32 of sums over them that change when one of them is removed,
-    added or changed (its id, result, teams, seats or points): worked out by the database, so
-    that a read checks its kept ratings without reading the games."""
+    none left unfinished), and a CRC-32 of sums over them that change when one of them is removed
+    or added, and when its result, teams, seats or points change (each weighted twice, by its id
+    and by a scrambled square of it, so that two changes cancel out only if made to): worked out
+    by the database, so that a read checks its kept ratings without reading the games."""
     rated = (GameRow.tournament_id == tournament_id, GameRow.id <= through, GameRow.status == "finished", not_aborted())
+    result = func.coalesce(GameRow.winner, -1) + 2
     game_id = cast(GameRow.id, BigInteger)
-    games = select(func.count(), func.sum(game_id), func.sum(game_id * (func.coalesce(GameRow.winner, -1) + 2)))
+    scrambled = (game_id * game_id) % SCRAMBLE
+    games = select(func.count(), func.sum(game_id), func.sum(game_id * result), func.sum(scrambled * result))
     seat_id = cast(GameSeat.game_id, BigInteger) * (GameSeat.seat + 1)
-    seats = select(func.sum(seat_id * GameSeat.entry_id), func.sum(GameSeat.points * (GameSeat.seat + 1)))
-    count, ids, results = session.execute(games.where(*rated)).one()
-    teams, points = session.execute(seats.join(GameRow, GameRow.id == GameSeat.game_id).where(*rated)).one()
-    sums = [None if value is None else int(value) for value in (ids, results, teams)]
+    seats = select(
+        func.sum(seat_id * GameSeat.entry_id),
+        func.sum((seat_id * seat_id) % SCRAMBLE * GameSeat.entry_id),
+        func.sum(GameSeat.points * (GameSeat.seat + 1)),
+    )
+    count, *game_sums = session.execute(games.where(*rated)).one()
+    *seat_sums, points = session.execute(seats.join(GameRow, GameRow.id == GameSeat.game_id).where(*rated)).one()
+    sums = [None if value is None else int(value) for value in (*game_sums, *seat_sums)]
     shown = f"{count} {sums} {'-' if points is None else format(float(points), '.9g')}"
     return int(count), zlib.crc32(shown.encode())
+
+
+#: a prime the fingerprint's second weights are taken modulo (they stay small: no sum overflows)
+SCRAMBLE = 1_000_003
 
 
 def _settings(rating: RatingDef) -> str:

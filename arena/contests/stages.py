@@ -8,6 +8,7 @@ import logging
 import random
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, func, select
@@ -138,6 +139,12 @@ class StoredGames:
             self._stages[number] = self._read(GameRow.stage == number)
         return self._stages.get(number, [])
 
+    @cached_property
+    def seat_counts(self) -> set[int]:
+        """How many seats the tournament's games have (one number, unless its game changed)."""
+        seats = select(GameRow.players).where(GameRow.tournament_id == self.tournament.id).distinct()
+        return set(self.session.scalars(seats))
+
     def pools_with_games(self, number: int) -> set[int]:
         """The pools of stage ``number`` that have a game planned."""
         if number not in self._with_games:
@@ -145,16 +152,16 @@ class StoredGames:
             self._with_games[number] = set(self.session.scalars(query.distinct()))
         return self._with_games[number]
 
-    def alike(self, scoring: str, players: int, stage: int) -> list[GameResult]:
+    def alike(self, scoring: str, stage: int) -> list[GameResult]:
         """The finished games' results of ``stage`` by ``scoring``, those alike (teams in the
         same seats, the same result) as one with their ``count``, in the order of each one's
         first game: standings, records, Elo and the crosstable count them as the games one by
         one. A game of more than two seats: one by one (``results``)."""
-        return self.alike_by_stage(scoring, players).get(stage, [])
+        return self.alike_by_stage(scoring).get(stage, [])
 
-    def alike_by_stage(self, scoring: str, players: int) -> dict[int, list[GameResult]]:
+    def alike_by_stage(self, scoring: str) -> dict[int, list[GameResult]]:
         """``alike`` for every stage with a finished game, by stage."""
-        if players != 2 or self.after is not None:
+        if self.after is not None or self.seat_counts - {2}:  # (by each game's own seats)
             numbers = sorted({game.stage for game in self.games})
             found = {number: results(self.session, self.tournament, scoring, number, self) for number in numbers}
             return {number: played for number, played in found.items() if played}
@@ -449,7 +456,7 @@ def pool_standings(
     stored = stored or stored_games(session, tournament)
     definition, points = config.stages[stage], bye_points(config, stage)
     if definition.format in PLANNED_WHOLE:  # ranked by the results alone: alike ones counted together
-        staged = stored.alike(config.scoring, config.game.players, stage)
+        staged = stored.alike(config.scoring, stage)
         fields = [
             [stored.teams[entry] for entry in members] for _, members in sorted(stored.pools.get(stage, {}).items())
         ]

@@ -604,7 +604,7 @@ def game_counts(session: Session, tournament: Tournament) -> GameCounts:
     pools: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     totals = Totals(expected=0, planned=0, finished=0, moves=0)
     for stage, pool, status, termination, blameless, count, draws, plies in session.execute(
-        grouped.where(where).group_by(*key)
+        grouped.where(where).group_by(*key).order_by(func.min(GameRow.id))  # (forfeits by their first game)
     ):
         pools[stage, pool][0] += count
         totals.planned += count
@@ -674,7 +674,7 @@ def load_results(session: Session, tournament: Tournament, *, games: bool = True
         config,
         teams,
         current,
-        stored.alike_by_stage(config.scoring, config.game.players),
+        stored.alike_by_stage(config.scoring),
         seated,
         stages,
         counts.totals,

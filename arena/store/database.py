@@ -349,6 +349,9 @@ def open_store(url: str = DEFAULT_URL, read_only: bool = False, create: bool = T
     except (OperationalError, DatabaseError) as error:
         said = " ".join(str(error.orig).split())  # a server's message spans lines
         raise StoreError(f"cannot use the database {parsed.render_as_string(hide_password=True)}: {said}") from None
+    if read_only and parsed.get_backend_name() == "postgresql":
+        # a read's many sums see one snapshot, as SQLite's do, though a run commits meanwhile
+        engine = engine.execution_options(isolation_level="REPEATABLE READ")
     return sessionmaker(engine, expire_on_commit=False)
 
 
