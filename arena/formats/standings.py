@@ -122,11 +122,41 @@ def game_points(
     return (1.0, 0.0) if winner == 0 else (0.0, 1.0)
 
 
+def _count_two(game: GameResult, lines: dict[str, Standing], between: dict[tuple[str, str], float]) -> None:
+    """Count a game of two seats (``count`` alike) into ``lines`` and ``between``, as ``table``
+    counts any game (``standing``, ``against``): unless one of its teams is not in ``lines``."""
+    first, second = game.teams
+    one, other = lines.get(first), lines.get(second)
+    if one is None or other is None:
+        return
+    n, (mine, theirs) = game.count, game.points
+    one.games += n
+    other.games += n
+    one.points += mine * n
+    other.points += theirs * n
+    if game.winner is None:
+        one.draws += n
+        other.draws += n
+    elif game.winner == 0:
+        one.wins += n
+        other.losses += n
+    else:
+        one.losses += n
+        other.wins += n
+    between[first, second] += mine * n
+    between[second, first] += theirs * n
+    if game.offender is not None:
+        (one if game.offender == 0 else other).forfeits[game.termination] += n
+
+
 def table(teams: Iterable[str], games: Iterable[GameResult], ratings: Mapping[str, float]) -> list[Standing]:
     """The ranked standings of ``teams`` over ``games`` (games with other teams are ignored)."""
     lines = {team: Standing(team, rating=ratings.get(team, 0.0)) for team in teams}
     between: dict[tuple[str, str], float] = defaultdict(float)
     for game in games:
+        if len(game.teams) == 2:  # (most games, counted without a call a seat: a league's are many)
+            _count_two(game, lines, between)
+            continue
         if any(team not in lines for team in game.teams):
             continue
         for seat, team in enumerate(game.teams):

@@ -469,10 +469,16 @@ def elo_table(teams: list[Team], played: list[GameResult], stage: StageTable | N
     fitted: list[Alike] = []
     for g in played:
         if len(g.teams) == 2:
-            score = 0.5 if g.winner is None else (1.0 if g.winner == 0 else 0.0)
-            fitted.append((g.first, g.second, score, g.count))
-            for seat, team in enumerate(g.teams):
-                record[team][("win", "draw", "loss").index(g.standing(seat))] += g.count
+            first, second = g.teams
+            if g.winner is None:
+                fitted.append((first, second, 0.5, g.count))
+                record[first][1] += g.count
+                record[second][1] += g.count
+            else:
+                winner, loser = (first, second) if g.winner == 0 else (second, first)
+                fitted.append((winner, loser, 1.0, g.count))
+                record[winner][0] += g.count
+                record[loser][2] += g.count
             continue
         # every two seats of the table as a game of their own (Kaggle's Game Arena does the same)
         for seat, team in enumerate(g.teams):
