@@ -50,9 +50,15 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
-from arena.stats import linalg
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    #: a vector (or matrix) of floats
+    Vector = NDArray[Any]
 
 #: Elo points per unit of the natural-log strength scale
 ELO_PER_NAT = 400 / math.log(10)
@@ -178,20 +184,10 @@ class EloFit:
             raise EloError(f"no player {name!r} in this fit") from None
 
 
-def _log_sigmoid(x: float) -> float:
-    return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-@dataclass(slots=True)
+@dataclass
 class _Field:
-    """Games reduced to what the likelihood needs: per pair (i < j), games and i's points."""
+    """Games reduced to what the likelihood needs: per pair (i < j), games and i's points (as
+    arrays too: ``first``, ``second``, ``played``, ``scores``, ``draws``)."""
 
     names: list[str]
     pairs: list[tuple[int, int, float, float]]
@@ -200,6 +196,14 @@ class _Field:
     #: per pair, as ``pairs``: its drawn games (a score of exactly 0.5; another fraction counts as a
     #: game that could only be won or lost, the larger variance)
     drawn: list[float]
+
+    def __post_init__(self) -> None:
+        import numpy as np  # (imported when a fit first needs it: commands that fit nothing start sooner)
+
+        columns = np.array(self.pairs, dtype=float).reshape(-1, 4)
+        self.first, self.second = columns[:, 0].astype(int), columns[:, 1].astype(int)
+        self.played, self.scores = columns[:, 2], columns[:, 3]
+        self.draws = np.array(self.drawn, dtype=float)
 
 
 def _collect(games: Iterable[Game | Alike], players: Iterable[str] | None) -> _Field:
@@ -248,6 +252,19 @@ def _collect(games: Iterable[Game | Alike], players: Iterable[str] | None) -> _F
         points_of[i] += s
         points_of[j] += n - s
     return _Field(names, pairs, games_of, points_of, drawn)
+
+
+def _sigmoid_of(x: Vector) -> Vector:
+    import numpy as np
+
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _log_sigmoid_of(x: Vector) -> Vector:
+    import numpy as np
+
+    return np.minimum(x, 0.0) - np.log1p(np.exp(-np.abs(x)))
 
 
 def _check_finite(field: _Field) -> None:
@@ -302,64 +319,59 @@ def _names(names: Sequence[str], most: int = 6) -> str:
     return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
-def _objective(field: _Field, theta: list[float], prior: float) -> float:
-    total = 0.0
-    for i, j, n, s in field.pairs:
-        d = theta[i] - theta[j]
-        total += s * _log_sigmoid(d) + (n - s) * _log_sigmoid(-d)
+def _objective(field: _Field, theta: Vector, prior: float) -> float:
+    import numpy as np
+
+    d = theta[field.first] - theta[field.second]
+    total = float(np.dot(field.scores, _log_sigmoid_of(d)) + np.dot(field.played - field.scores, _log_sigmoid_of(-d)))
     if prior:
-        total += prior * 0.5 * sum(_log_sigmoid(t) + _log_sigmoid(-t) for t in theta)
+        total += prior * 0.5 * float(np.sum(_log_sigmoid_of(theta) + _log_sigmoid_of(-theta)))
     return total
 
 
-def _gradient_information(
-    field: _Field, theta: list[float], prior: float, draws: bool = False
-) -> tuple[list[float], linalg.Matrix]:
+def _gradient_information(field: _Field, theta: Vector, prior: float, draws: bool = False) -> tuple[Vector, Vector]:
     """The gradient of the log-likelihood and the observed information (minus its Hessian);
     with ``draws``, the information of each game at its score's own variance, ``p (1 - p) - d / 4``
     (``d`` its pair's share of draws, drawn ``DRAW_SHRINK`` games' worth towards the field's,
     and never below ``DRAW_FLOOR`` of ``p (1 - p)``): the ``M`` of the sandwich (module docstring)."""
+    import numpy as np
+
     n = len(theta)
-    grad = [0.0] * n
-    info = [[0.0] * n for _ in range(n)]
-    everywhere = (sum(field.drawn) + 1.0) / (sum(games for _, _, games, _ in field.pairs) + 2.0)  # Laplace's rule
-    for (i, j, games, s), drawn in zip(field.pairs, field.drawn):
-        p = _sigmoid(theta[i] - theta[j])
-        g = s - games * p
-        grad[i] += g
-        grad[j] -= g
-        w = games * p * (1.0 - p)
-        if draws:
-            rate = (drawn + DRAW_SHRINK * everywhere) / (games + DRAW_SHRINK)
-            w = max(w - games * rate / 4.0, DRAW_FLOOR * w)
-        info[i][i] += w
-        info[j][j] += w
-        info[i][j] -= w
-        info[j][i] -= w
+    i, j, games = field.first, field.second, field.played
+    p = _sigmoid_of(theta[i] - theta[j])
+    g = field.scores - games * p
+    grad: Vector = np.bincount(i, g, n) - np.bincount(j, g, n)
+    w = games * p * (1.0 - p)
+    if draws:
+        everywhere = (float(field.draws.sum()) + 1.0) / (float(games.sum()) + 2.0)  # Laplace's rule
+        rate = (field.draws + DRAW_SHRINK * everywhere) / (games + DRAW_SHRINK)
+        w = np.maximum(w - games * rate / 4.0, DRAW_FLOOR * w)
+    info = np.zeros((n, n))
+    info[i, j] = -w  # (each pair once: i < j)
+    info[j, i] = -w
+    diagonal: Vector = np.bincount(i, w, n) + np.bincount(j, w, n)
     if prior:
-        for i, t in enumerate(theta):
-            p = _sigmoid(t)
-            grad[i] += prior * (0.5 - p)
-            info[i][i] += prior * p * (1.0 - p)
+        q = _sigmoid_of(theta)
+        grad = grad + prior * (0.5 - q)
+        diagonal = diagonal + prior * q * (1.0 - q)
     else:
-        for row in info:  # the common shift is not identified: pin it (see the module docstring)
-            for j in range(n):
-                row[j] += 1.0
+        info += 1.0  # the common shift is not identified: pin it (see the module docstring)
+    info[np.diag_indices(n)] += diagonal
     return grad, info
 
 
-def _maximise(field: _Field, prior: float, start: Sequence[float] | None = None) -> tuple[list[float], linalg.Matrix]:
-    """Newton's method with step halving; returns the strengths and the Cholesky factor of the
-    information at the last iterate but one. Newton converges quadratically: once a step is below
-    1e-5 (0.002 Elo) the error left after it is of the order of its square."""
+def _maximise(field: _Field, prior: float, start: Sequence[float] | None = None) -> Vector:
+    """Newton's method with step halving: the strengths. Newton converges quadratically: once a
+    step is below 1e-5 (0.002 Elo) the error left after it is of the order of its square."""
+    import numpy as np
+
     n = len(field.names)
-    theta = list(start) if start is not None else [0.0] * n
+    theta = np.array(start, dtype=float) if start is not None else np.zeros(n)
     value: float | None = None  # the objective at theta, when it has been worked out
     for _ in range(200):
         grad, info = _gradient_information(field, theta, prior)
-        factor = linalg.cholesky(info)
-        step = linalg.solve(factor, grad)
-        size = max((abs(d) for d in step), default=0.0)
+        step = np.linalg.solve(info, grad)
+        size = float(np.max(np.abs(step))) if n else 0.0
         if size < 1e-12:
             break
         scale = 1.0
@@ -367,17 +379,17 @@ def _maximise(field: _Field, prior: float, start: Sequence[float] | None = None)
             if value is None:
                 value = _objective(field, theta, prior)
             while True:
-                trial = [t + scale * d for t, d in zip(theta, step)]
+                trial = theta + scale * step
                 trial_value = _objective(field, trial, prior)
                 if trial_value >= value - 1e-12 * (1.0 + abs(value)) or scale < 1e-6:
                     break
                 scale /= 2.0
             theta, value = trial, trial_value
         else:  # near it, Newton's full step
-            theta, value = [t + d for t, d in zip(theta, step)], None
+            theta, value = theta + step, None
         if size * scale < 1e-5:
             break
-    return theta, factor
+    return theta
 
 
 def fit_elo(
@@ -416,33 +428,29 @@ def fit_elo(
         _check_finite(field)
     if start is not None and len(start) != len(field.names):
         start = None
-    theta, _ = _maximise(field, prior_draws, start)
-    n = len(theta)
-    cov = linalg.inverse(linalg.cholesky(_gradient_information(field, theta, prior_draws)[1]))
-    if spread == "draws" and any(field.drawn):
-        cov = linalg.product(linalg.product(cov, _gradient_information(field, theta, prior_draws, draws=True)[1]), cov)
-    scale2 = ELO_PER_NAT**2
-    cov = [[value * scale2 for value in row] for row in cov]
+    import numpy as np
+
+    theta = _maximise(field, prior_draws, start)
+    cov = np.linalg.inv(_gradient_information(field, theta, prior_draws)[1])
+    if spread == "draws" and field.draws.any():
+        cov = cov @ _gradient_information(field, theta, prior_draws, draws=True)[1] @ cov
+    cov *= ELO_PER_NAT**2
     if anchor is None:
-        shift = sum(theta) / n
-        row_means = [sum(row) / n for row in cov]
-        grand = sum(row_means) / n
-        variances = [cov[i][i] - 2.0 * row_means[i] + grand for i in range(n)]
+        shift = float(theta.mean())
+        row_means = cov.mean(axis=1)
+        variances = np.diag(cov) - 2.0 * row_means + row_means.mean()
     else:
         k = field.names.index(anchor)
-        shift = theta[k]
-        variances = [cov[i][i] + cov[k][k] - 2.0 * cov[i][k] for i in range(n)]
+        shift = float(theta[k])
+        variances = np.diag(cov) + cov[k, k] - 2.0 * cov[:, k]
     lines = []
     for i, name in enumerate(field.names):
-        elo = (theta[i] - shift) * ELO_PER_NAT + anchor_elo
-        half = z * math.sqrt(max(0.0, variances[i]))
-        if anchor == name:
-            half = 0.0
+        elo = (float(theta[i]) - shift) * ELO_PER_NAT + anchor_elo
+        half = 0.0 if anchor == name else z * math.sqrt(max(0.0, float(variances[i])))
         lines.append(PlayerElo(name, elo, elo - half, elo + half, field.games[i], field.points[i]))
-    lines.sort(key=lambda line: (-line.elo, line.name))
-    return EloFit(
-        tuple(lines), tuple(field.names), tuple(tuple(row) for row in cov), confidence, anchor, anchor_elo, prior_draws
-    )
+    lines.sort(key=lambda line: (-round(line.elo, 6), line.name))  # (equal Elo by name: not by float noise)
+    covariance = tuple(tuple(row) for row in cov.tolist())
+    return EloFit(tuple(lines), tuple(field.names), covariance, confidence, anchor, anchor_elo, prior_draws)
 
 
 def strengths(fit: EloFit) -> list[float]:
