@@ -266,7 +266,8 @@ def test_a_database_of_the_schema_before_paces_gets_their_table(tmp_path):
     with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
         for table in ("paces", "submissions", "season_teams", "seasons"):  # the tables of the later schemas
             connection.execute(f"DROP TABLE {table}")
-        connection.execute("ALTER TABLE moves DROP COLUMN cut")  # and their columns
+        connection.execute("DROP INDEX ix_moves_cut")  # and their columns, and their indexes
+        connection.execute("ALTER TABLE moves DROP COLUMN cut")
         before_game_seats(connection.execute)
         connection.execute("UPDATE schema_version SET version = ?", (before,))
     sessions = open_store(url)

@@ -148,7 +148,8 @@ def test_a_database_of_the_schema_before_machines_is_brought_up_to_date(store_ur
             connection.execute(text(f"ALTER TABLE games DROP COLUMN {column}"))
         for table in ("paces", "submissions", "season_teams", "seasons"):  # the later schemas' tables
             connection.execute(text(f"DROP TABLE {table}"))
-        connection.execute(text("ALTER TABLE moves DROP COLUMN cut"))  # and columns
+        connection.execute(text("DROP INDEX ix_moves_cut"))  # and columns, and indexes
+        connection.execute(text("ALTER TABLE moves DROP COLUMN cut"))
         before_game_seats(lambda statement: connection.execute(text(statement)))
         connection.execute(text("UPDATE schema_version SET version = 2"))
     engine.dispose()

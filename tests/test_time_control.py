@@ -233,7 +233,7 @@ def test_a_database_from_before_cut_moves_gets_the_column_and_its_moves_are_not_
     play_stage(sessions, tid, 0, lambda row, first, second: scripted(TTT, row.id, X_WINS))
     before = next(number for number, what, _ in MIGRATIONS if "cut" in what) - 1
     with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
-        before_game_seats(connection.execute)
+        before_game_seats(connection.execute)  # (its index of cut moves too)
         connection.execute("ALTER TABLE moves DROP COLUMN cut")
         connection.execute("UPDATE schema_version SET version = ?", (before,))
     open_store(url)
