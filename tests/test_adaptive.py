@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 
 from arena.formats import FormatError, adaptive_pairings, play_adaptive
-from arena.stats.elo import expected_score
+from arena.formats.adaptive import SPREAD
+from arena.stats.elo import expected_score, fit_elo
 
 #: eight bots, P2 and P3 almost equal, the others 400 Elo apart
 TRUE_ELO = {"P0": 1200, "P1": 800, "P2": 400, "P3": 390, "P4": 0, "P5": -400, "P6": -800, "P7": -1200}
@@ -27,6 +28,8 @@ def four_games_a_pair() -> list[tuple[str, str, float]]:
 
 
 GAMES = four_games_a_pair()
+#: the same games and four draws more a pair: half the games drawn
+DRAWISH = GAMES + [(a, b, 0.5) for i, a in enumerate(BOTS) for b in BOTS[i + 1 :] for _ in range(4)]
 
 
 def test_the_first_pair_is_the_two_bots_tied_at_the_cut_colours_swapped():
@@ -66,6 +69,29 @@ def test_play_adaptive_spends_exactly_the_budget_and_advances_the_top_k():
     assert len(run.games) == len(GAMES) + 100
     assert run.advancing == ("P0", "P1", "P2")
     assert run.batches >= 1
+
+
+def test_on_drawish_games_the_window_is_read_from_the_intervals_spread_names():
+    """The binomial intervals (+-84 to 88 Elo here) reach P1 and P4 from the cut between the tied
+    P2 and P3 (70 and 74 Elo away), the draw-aware ones (+-56) do not: the batch made with no fit
+    given is the one of the intervals ``SPREAD`` names (the binomial ones: the module says why)."""
+    reach = {"model": {"P1", "P2", "P3", "P4"}, "draws": {"P2", "P3"}}
+    for spread, bots in reach.items():
+        fit = fit_elo(DRAWISH, BOTS, spread=spread)
+        batch = adaptive_pairings(DRAWISH, BOTS, 3, len(DRAWISH) + 1000, podium=0, fit=fit)
+        assert {bot for game in batch for bot in game} == bots
+    batch = adaptive_pairings(DRAWISH, BOTS, 3, len(DRAWISH) + 1000, podium=0)
+    assert {bot for game in batch for bot in game} == reach[SPREAD]
+
+
+def test_play_adaptive_refits_with_the_intervals_spread_names():
+    run = play_adaptive(DRAWISH, BOTS, 3, len(DRAWISH) + 40, lambda pairs: [0.5] * len(pairs))
+    assert run.batches >= 1
+    wanted = fit_elo(run.games, BOTS, spread=SPREAD)
+    other = fit_elo(run.games, BOTS, spread="draws" if SPREAD == "model" else "model")
+    for line in run.fit.players:
+        assert line.error == pytest.approx(wanted[line.name].error, rel=1e-6)
+        assert line.error != pytest.approx(other[line.name].error, rel=0.1)
 
 
 @pytest.mark.parametrize("k", [0, 8])

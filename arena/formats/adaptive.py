@@ -34,9 +34,14 @@ from arena.stats.elo import EloFit, Game, expected_score, fit_elo, strengths, z_
 #: widen the intervals at most this many times (x2 each) looking for a bot near a cut
 _WIDENINGS = 12
 #: the intervals the stakes are read from: the binomial ones (``arena.stats.elo``, ``spread="model"``),
-#: which its window was tuned to. The draw-aware ones are truer but narrower on drawish fields,
-#: and there the window then aims at too few bots: python benchmarks/ranking.py --draws 0.5
-#: (100 tournaments, the same games) found the exact top 8 in 68 % with them, 76 % with these
+#: which its window was tuned to. The draw-aware ones (``spread="draws"``) are truer and, on drawish
+#: fields, narrower. Read from them, as they are or widened by the ratio of binomial to draw-aware
+#: information (the field's, to the power 1, 1.5 or 2; each bot's own), the window found the exact
+#: top 8 in 64-70 % of python benchmarks/ranking.py --draws 0.5's 100 tournaments, these in 76 %;
+#: but over 1000 others (--tournaments 1000 --seed 3) all were within 3 points (these 68.5 %, the
+#: draw-aware as they are 68.8 %, each bot's ratio 69.3 %): 100 tournaments cannot tell them apart,
+#: only the mean place error can (3.57 these; 3.67 as they are, 3.48 and 3.37 widened to the power
+#: 1.5 and 2). No window met the 76 % of those 100 tournaments, so these stay.
 SPREAD = "model"
 
 
@@ -83,8 +88,9 @@ def adaptive_pairings(
     ``games`` are the games so far, (player, opponent, score of player), ``players`` the field,
     ``total_games`` the budget counting the games already played: at most
     ``total_games - len(games)`` games are returned, and at most ``batch`` (default: twice the
-    number of players). ``fit`` may pass a fit of ``games`` already made; otherwise one is made
-    with ``confidence`` and ``prior_draws``. An empty list means the budget is spent.
+    number of players). ``fit`` may pass a fit of ``games`` already made (the window was tuned to
+    one made with ``spread=SPREAD``); otherwise one is made with ``confidence``, ``prior_draws``
+    and ``SPREAD``. An empty list means the budget is spent.
     """
     field = check_players(players, least=2)
     if not 1 <= k < len(field):
