@@ -9,6 +9,8 @@ import pytest
 
 from arena.formats import FormatError, adaptive_pairings, play_adaptive
 from arena.formats.adaptive import SPREAD
+from arena.formats.rounds import Played, next_games
+from arena.formats.stagedef import StageDef
 from arena.stats.elo import expected_score, fit_elo
 
 #: eight bots, P2 and P3 almost equal, the others 400 Elo apart
@@ -98,3 +100,18 @@ def test_play_adaptive_refits_with_the_intervals_spread_names():
 def test_a_cut_outside_the_field_is_an_error(k):
     with pytest.raises(FormatError, match="the cut k must be between 1 and 7"):
         adaptive_pairings(GAMES, BOTS, k, len(GAMES) + 10)
+
+
+def test_an_adaptive_stage_plans_with_the_intervals_spread_names():
+    """A tournament's adaptive stage (``next_games``) aims its batch as ``adaptive_pairings`` does
+    with a fit of ``SPREAD``'s intervals, not the leaderboard's draw-aware ones."""
+    points = {1.0: (1.0, 0.0), 0.5: (0.5, 0.5), 0.0: (0.0, 1.0)}
+    history = [Played(0, a, b, points[score]) for a, b, score in DRAWISH]
+    stage = StageDef(format="adaptive", budget=len(DRAWISH) + 1000, games_per_pair=2, advance=3)
+    planned = [(first, second) for _, first, second in next_games(stage, BOTS, history, seed=1)]
+    batches = {
+        spread: adaptive_pairings(DRAWISH, BOTS, 3, len(DRAWISH) + 1000, fit=fit_elo(DRAWISH, BOTS, spread=spread))
+        for spread in ("model", "draws")
+    }
+    assert batches["model"] != batches["draws"]
+    assert planned == batches[SPREAD]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from arena.core.job import derive_seed
 from arena.formats import FormatError, adaptive_pairings, gauntlet, knockout, match_status, swiss_round
+from arena.formats.adaptive import SPREAD
 from arena.formats.schedule import round_robin
 from arena.formats.stagedef import StageDef
 from arena.stats.elo import fit_elo
@@ -265,7 +266,7 @@ def _adaptive(teams: list[str], played: Sequence[Played], budget: int, cut: int,
     if room <= 0:
         return []
     games = [(game.first, game.second, game.score) for game in played]
-    fit = fit_elo(games, teams)
+    fit = fit_elo(games, teams, spread=SPREAD)  # the intervals the window was tuned to
     pairs = adaptive_pairings(games, teams, cut, budget, games_per_pair=games_per_pair, fit=fit)
     if not pairs:  # no two teams near a cut (it does not happen with the fit's prior; guard anyway)
         ranked = fit.ranking()
