@@ -18,8 +18,9 @@ from sqlalchemy import func, select, update
 from arena.contests.stages import results, stored_games
 from arena.formats.standings import table
 from arena.results.figures import rating_span
+from arena.results.game_sums import sum_games
 from arena.results.lookup import find_tournament
-from arena.results.nodestats import node_lines
+from arena.results.nodestats import node_lines, seat_sums
 from arena.results.tournament_results import (
     all_ratings,
     crosstable,
@@ -116,7 +117,7 @@ def test_a_machines_move_times_from_its_seats_are_those_of_its_moves(league, tmp
         session.execute(update(MoveRow).values(cpu_ms=MoveRow.wall_ms * 0.5 + MoveRow.ply))
         fill_seat_cpu(session.connection())
     with open_store(url, read_only=True)() as session:
-        [line] = node_lines(session, 1)
+        [line] = node_lines(session, 1, seat_sums(sum_games(session, find_tournament(session))[1].seats.rows()))
         finished = select(GameRow.id).where(GameRow.status == "finished")
         moves = MoveRow.game_id.in_(finished) & (MoveRow.seat >= 0)
         figures = (func.count(), func.avg(MoveRow.wall_ms), func.max(MoveRow.wall_ms), func.avg(MoveRow.cpu_ms))

@@ -9,13 +9,13 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.contests.config import TournamentDef
 from arena.contests.rating import Rated, RatingHistory, kept_ratings
+from arena.contests.tally import Span, Tally, add, least, parted, settled_flag
 from arena.core.job import derive_seed
 from arena.formats.format_standings import format_table, merge_key
 from arena.formats.rounds import Match, Played, knockout_rounds, next_games
@@ -99,8 +99,14 @@ class StoredGames:
     crosstable need no more), so that a read of a big tournament reads its games at most once,
     and the commands not one at a time. ``after``: the games of ids after it only."""
 
-    def __init__(self, session: Session, tournament: Tournament, after: int | None = None) -> None:
-        self.session, self.tournament, self.after = session, tournament, after
+    def __init__(
+        self,
+        session: Session,
+        tournament: Tournament,
+        after: int | None = None,
+        tallied: Tallied | None = None,
+    ) -> None:
+        self.session, self.tournament, self.after, self.tallied = session, tournament, after, tallied
         self.teams: dict[int, str] = dict(
             session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all()
         )
@@ -142,6 +148,8 @@ class StoredGames:
     @cached_property
     def seat_counts(self) -> set[int]:
         """How many seats the tournament's games have (one number, unless its game changed)."""
+        if self.tallied is not None:
+            return self.tallied[1]
         seats = select(GameRow.players).where(GameRow.tournament_id == self.tournament.id).distinct()
         return set(self.session.scalars(seats))
 
@@ -168,7 +176,8 @@ class StoredGames:
         if scoring not in self._alike:
             by_stage: dict[int, list[GameResult]] = {}
             self._alike[scoring], teams = by_stage, self.teams
-            for number, *outcome, count, first in self.session.connection().execute(_alike_query(self.tournament)):
+            alike = self.tallied[0] if self.tallied else alike_tally(self.session, self.tournament, Span(), None)[0]
+            for number, *outcome, count, first in sorted(alike.rows(), key=lambda row: row[-1]):
                 winner, termination, offender, a, b, points_a, points_b = outcome
                 reported = None if points_a is None or points_b is None else (points_a, points_b)
                 by_stage.setdefault(number, []).append(
@@ -202,9 +211,16 @@ class StoredGames:
         return games
 
 
-def _alike_query(tournament: Tournament) -> Select[*tuple[Any, ...]]:
-    """The finished games of two seats of ``tournament`` (none left unfinished), grouped by
-    stage, seats and result: each group with its count and first game's id, in that order."""
+#: a tournament's games alike (``alike_tally``) and the numbers of seats its games have
+Tallied = tuple[Tally, set[int]]
+#: the alike games' key columns (stage, result, seats' teams and points) and figures (count, first id)
+ALIKE = (8, (add, least))
+
+
+def alike_tally(session: Session, tournament: Tournament, span: Span, through: int | None) -> tuple[Tally, Tally]:
+    """The finished games of two seats of ``tournament`` in ``span`` (none left unfinished),
+    grouped by stage, seats and result, each group with its count and first game's id: those
+    up to id ``through`` and the others apart (``parted``)."""
     first, second = aliased(GameSeat), aliased(GameSeat)
     key = (
         GameRow.stage,
@@ -216,20 +232,24 @@ def _alike_query(tournament: Tournament) -> Select[*tuple[Any, ...]]:
         first.points,
         second.points,
     )
-    return (
-        select(*key, func.count(), func.min(GameRow.id))
+    flag = settled_flag(through)
+    query = (
+        select(flag, *key, func.count(), func.min(GameRow.id))
         .join(first, (first.game_id == GameRow.id) & (first.seat == 0))
         .join(second, (second.game_id == GameRow.id) & (second.seat == 1))
-        .where(GameRow.tournament_id == tournament.id, GameRow.status == "finished", not_aborted())
-        .group_by(*key)
-        .order_by(func.min(GameRow.id))
+        .where(GameRow.tournament_id == tournament.id, GameRow.status == "finished", not_aborted(), *span.where())
+        .group_by(flag, *key)
     )
+    return parted(session.connection().execute(query), *ALIKE)
 
 
-def stored_games(session: Session, tournament: Tournament, after: int | None = None) -> StoredGames:
+def stored_games(
+    session: Session, tournament: Tournament, after: int | None = None, tallied: Tallied | None = None
+) -> StoredGames:
     """``tournament``'s games (those of ids after ``after`` only, if given), teams and pools,
-    each read once when first needed."""
-    return StoredGames(session, tournament, after)
+    each read once when first needed; ``tallied``: its games alike (``alike_tally``) and the
+    numbers of seats its games have, summed already."""
+    return StoredGames(session, tournament, after, tallied)
 
 
 @dataclass(frozen=True, slots=True)

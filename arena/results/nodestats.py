@@ -4,8 +4,9 @@ shows as longer move times or more timeouts than the others."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.store.models import GameRow, GameSeat
@@ -28,47 +29,115 @@ class NodeLine:
     mean_cpu_ms: float | None
 
 
-def node_lines(session: Session, tournament_id: int) -> list[NodeLine]:
-    """The finished games of tournament ``tournament_id`` by the machine, clock and time scale
-    they were played with (games stored before machines were recorded: ``unknown``), the
-    busiest first: their bots' moves from the seats' sums (``GameSeat``), not the moves."""
-    node = func.coalesce(GameRow.node, "unknown")
-    cpu = func.coalesce(GameRow.cpu, "")
-    clock = func.coalesce(GameRow.clock, "")
-    scale = func.coalesce(GameRow.time_scale, 1.0)
-    keys = (node, cpu, clock, scale)
-    finished = (GameRow.tournament_id == tournament_id, GameRow.status == "finished")
-    first, timed = GameSeat.seat == 0, GameSeat.cpu_ms.is_not(None)
-    rows = session.execute(
-        select(
-            *keys,
-            func.sum(case((first, 1), else_=0)),
-            func.sum(case((first & (GameRow.termination == "timeout"), 1), else_=0)),
-            func.sum(GameSeat.moves),
-            func.sum(GameSeat.think_ms),
-            func.max(GameSeat.longest_ms),
-            func.sum(GameSeat.cpu_ms),
-            func.sum(case((timed, GameSeat.moves), else_=0)),
+@dataclass(frozen=True, slots=True)
+class SeatSums:
+    """A team's seats in a tournament's finished games summed, apart for games left unfinished
+    (``aborted``): its thinking, and what the machines table needs."""
+
+    entry: int
+    aborted: bool
+    games: int  # the games in which this team had the first seat (each game counted once overall)
+    timeouts: int  # of those, the ones ended by a timeout
+    moves: int
+    think_ms: float
+    longest_ms: float | None
+    cpu_ms: float | None
+    timed_moves: int  # the moves of seats whose every move has its CPU time
+    reported: int  # the seats with points reported
+    points: float
+
+
+def seat_sums(rows: list[tuple[Any, ...]]) -> list[SeatSums]:
+    """The rows of a tournament's seats summed (``seats_tally``, arena/results/game_sums.py)
+    as ``SeatSums``."""
+    found = []
+    for entry, kept, games, timeouts, moves, think, longest, cpu_total, timed, reported, points in rows:
+        found.append(
+            SeatSums(
+                entry,
+                not kept,
+                int(games or 0),
+                int(timeouts or 0),
+                int(moves or 0),
+                float(think or 0.0),
+                None if longest is None else float(longest),
+                None if cpu_total is None else float(cpu_total),
+                int(timed or 0),
+                int(reported or 0),
+                float(points or 0.0),
+            )
         )
-        .join(GameSeat, GameSeat.game_id == GameRow.id)
-        .where(*finished)
-        .group_by(*keys)
-    ).all()
+    return found
+
+
+def machines(session: Session, tournament_id: int) -> list[tuple[str, str, str, float]]:
+    """The machines, clocks and time scales the finished games of tournament ``tournament_id``
+    were played with (games stored before machines were recorded: on machine ``unknown``)."""
+    found = select(*MACHINE).where(GameRow.tournament_id == tournament_id, GameRow.status == "finished").distinct()
+    return [(str(node), str(cpu), str(clock), float(scale)) for node, cpu, clock, scale in session.execute(found)]
+
+
+#: the seats' figures the machines table needs, summed over a group of seats of finished games
+#: (games as the first seat, timeouts of those, moves, think time, longest move, CPU time, the
+#: moves of seats with CPU times)
+SEAT_FIGURES = (
+    func.count().filter(GameSeat.seat == 0),
+    func.count().filter((GameSeat.seat == 0) & (GameRow.termination == "timeout")),
+    func.sum(GameSeat.moves),
+    func.sum(GameSeat.think_ms),
+    func.max(GameSeat.longest_ms),
+    func.sum(GameSeat.cpu_ms),
+    func.coalesce(func.sum(GameSeat.moves).filter(GameSeat.cpu_ms.is_not(None)), 0),
+)
+MACHINE = (
+    func.coalesce(GameRow.node, "unknown"),
+    func.coalesce(GameRow.cpu, ""),
+    func.coalesce(GameRow.clock, ""),
+    func.coalesce(GameRow.time_scale, 1.0),
+)
+
+
+def node_lines(session: Session, tournament_id: int, sums: list[SeatSums]) -> list[NodeLine]:
+    """The finished games of tournament ``tournament_id`` by the machine, clock and time scale
+    they were played with, the busiest first: from its seats' sums ``sums`` where they were all
+    played on one, else summed by machine (``GameSeat``: the seats, not the moves)."""
+    found = machines(session, tournament_id)
+    if len(found) == 1:
+        rows = [(*found[0], *_figures(sums))]
+    else:
+        query = select(*MACHINE, *SEAT_FIGURES).join(GameSeat, GameSeat.game_id == GameRow.id)
+        finished = (GameRow.tournament_id == tournament_id, GameRow.status == "finished")
+        rows = list(session.execute(query.where(*finished).group_by(*MACHINE)).tuples())
     lines = []
-    for where, cpu_kind, clock_kind, time_scale, games, timeouts, moves, wall, longest, cpu_total, timed_moves in rows:
+    for node, cpu, clock, scale, games, timeouts, moves, wall, longest, cpu_total, timed in rows:
         moves = int(moves or 0)
         lines.append(
             NodeLine(
-                str(where),
-                str(cpu_kind),
-                str(clock_kind),
-                float(time_scale),
+                str(node),
+                str(cpu),
+                str(clock),
+                float(scale),
                 int(games or 0),
                 int(timeouts or 0),
                 moves,
                 float(wall) / moves if moves and wall is not None else None,
                 float(longest) if moves and longest is not None else None,
-                float(cpu_total) / timed_moves if timed_moves and cpu_total is not None else None,
+                float(cpu_total) / timed if timed and cpu_total is not None else None,
             )
         )
     return sorted(lines, key=lambda line: (-line.games, line.node, line.clock, line.time_scale))
+
+
+def _figures(sums: list[SeatSums]) -> tuple[Any, ...]:
+    """The machines table's figures over every seat of ``sums``, as the query by machine gives them."""
+    longest = [part.longest_ms for part in sums if part.longest_ms is not None]
+    cpu = [part.cpu_ms for part in sums if part.cpu_ms is not None]
+    return (
+        sum(part.games for part in sums),
+        sum(part.timeouts for part in sums),
+        sum(part.moves for part in sums),
+        sum(part.think_ms for part in sums),
+        max(longest, default=None),
+        sum(cpu) if cpu else None,
+        sum(part.timed_moves for part in sums),
+    )

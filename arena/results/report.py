@@ -32,7 +32,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.games import Game
 from arena.results.lookup import find_tournament
-from arena.results.nodestats import node_lines
 from arena.results.pages import (
     ASSETS,
     TEMPLATES,
@@ -208,7 +207,6 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
     replay page for the games ``games`` chooses (``choose_replays``)."""
     with sessions.begin() as session:
         found = load_results(session, find_tournament(session, name))
-        nodes = node_lines(session, found.tournament.id)
     replays = choose_replays(found, games)
     every = replays.note is None
     folder = Path(folder)
@@ -232,7 +230,7 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
         html = env.get_template(template).render(root=root, found=found, **context, **values)
         (folder / path).write_text(html, encoding="utf-8")
 
-    page("index.html", "index.html", nodes=nodes, **index_values(found))
+    page("index.html", "index.html", nodes=found.nodes, **index_values(found))
     page("crosstable.html", "crosstable.html", **crosstable_values(found))
     lists = max(1, -(-len(found.games) // GAMES_A_PAGE))
     for number in range(1, lists + 1):

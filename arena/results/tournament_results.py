@@ -40,7 +40,9 @@ from arena.errors import ArenaError
 from arena.formats.standings import GameResult, game_points, table
 from arena.results.figures import rating_span
 from arena.results.final_standings import Place, final_standings
+from arena.results.game_sums import GameSums, sum_games
 from arena.results.lookup import tournament_config
+from arena.results.nodestats import NodeLine, SeatSums, node_lines, seat_sums
 from arena.results.tables import (
     CrossCell,
     EloLine,
@@ -124,10 +126,14 @@ class Results:
     cut: dict[str, int] = field(default_factory=dict)
     #: the most seats a game of the tournament has (2 before any is scheduled)
     seat_count: int = 2
+    #: its finished games by the machine they were played on
+    nodes: list[NodeLine] = field(default_factory=list)
     #: every scheduled game, in schedule order, and the finished ones as ratings take them (``None``:
     #: read without them, as the commands read)
     read_games: list[GameSummary] | None = None
     read_played: list[GameResult] | None = None
+    #: the sums of its settled games, to be kept for the next read (``load_results(keep=True)``)
+    sums: GameSums | None = None
 
     @property
     def games(self) -> list[GameSummary]:
@@ -601,17 +607,15 @@ class GameCounts:
     totals: Totals
 
 
-def game_counts(session: Session, tournament: Tournament) -> GameCounts:
-    """``tournament``'s games counted (``GameCounts``), two sums over them in the database."""
-    where = GameRow.tournament_id == tournament.id
-    key = (GameRow.stage, GameRow.pool, GameRow.status, GameRow.termination, GameRow.offender.is_(None))
-    drawn = GameRow.winner.is_(None)
-    grouped = select(*key, func.count(), func.count().filter(drawn), func.sum(GameRow.plies))
+def game_counts(session: Session, tournament: Tournament, sums: GameSums) -> GameCounts:
+    """``tournament``'s games counted (``GameCounts``) from ``sums`` (``sum_games``), and the
+    games played again."""
     pools: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     totals = Totals(expected=0, planned=0, finished=0, moves=0)
-    for stage, pool, status, termination, blameless, count, draws, plies in session.execute(
-        grouped.where(where).group_by(*key).order_by(func.min(GameRow.id))  # (forfeits by their first game)
-    ):
+    rounds: dict[int, set[int]] = defaultdict(set)
+    by_first_game = sorted(sums.counts.rows(), key=lambda row: row[-1])  # (forfeits in that order)
+    for stage, pool, number, _, status, termination, blameless, count, draws, plies, _ in by_first_game:
+        rounds[stage].add(number)
         pools[stage, pool][0] += count
         totals.planned += count
         if status != "finished":
@@ -627,50 +631,45 @@ def game_counts(session: Session, tournament: Tournament) -> GameCounts:
         if kind:
             totals.forfeits[kind] += count
     voided = select(func.count()).select_from(GameVoid).join(GameRow, GameRow.id == GameVoid.game_id)
-    totals.replays = session.scalar(voided.where(where)) or 0
-    distinct = select(GameRow.stage, func.count(GameRow.round.distinct())).where(where).group_by(GameRow.stage)
-    rounds: dict[int, int] = dict(session.execute(distinct).all())
-    return GameCounts({place: (c[0], c[1]) for place, c in pools.items()}, rounds, totals)
+    totals.replays = session.scalar(voided.where(GameRow.tournament_id == tournament.id)) or 0
+    counted = {stage: len(numbers) for stage, numbers in rounds.items()}
+    return GameCounts({place: (c[0], c[1]) for place, c in pools.items()}, counted, totals)
 
 
-def team_seats(session: Session, tournament: Tournament) -> tuple[dict[str, TeamSeats], int]:
+def team_seats(sums: list[SeatSums], teams: dict[int, str]) -> dict[str, TeamSeats]:
     """Each team's thinking over its finished games (moves, their total and longest wall time)
-    and the points the game reported in them (a game reports points for every seat or for none);
-    and the most seats a game of ``tournament`` has (2 before any is scheduled)."""
-    finished = (GameRow.tournament_id == tournament.id, GameRow.status == "finished", not_aborted())
-    sums = (
-        func.sum(GameSeat.moves),
-        func.sum(GameSeat.think_ms),
-        func.max(GameSeat.longest_ms),
-        func.count(GameSeat.points),
-        func.sum(GameSeat.points),
-    )
-    query = select(GameSeat.entry_id, *sums).join(GameRow, GameRow.id == GameSeat.game_id)
-    teams = dict(session.execute(select(Entry.id, Entry.team).where(Entry.tournament_id == tournament.id)).all())
-    seated = {
-        teams[entry]: TeamSeats(
-            Think(int(moves or 0), float(total or 0.0), float(longest or 0.0)),
-            float(points or 0.0) if reported else None,
+    and the points the game reported in them (a game reports points for every seat or for none),
+    from ``seat_sums`` (games left unfinished left out); ``teams`` names each entry."""
+    found: dict[str, list[SeatSums]] = defaultdict(list)
+    for line in sums:
+        if not line.aborted:
+            found[teams[line.entry]].append(line)
+    seated = {}
+    for team, parts in found.items():
+        longest = [part.longest_ms for part in parts if part.longest_ms is not None]
+        reported = sum(part.reported for part in parts)
+        think = Think(
+            sum(part.moves for part in parts), sum(part.think_ms for part in parts), max(longest, default=0.0)
         )
-        for entry, moves, total, longest, reported, points in session.execute(
-            query.where(*finished).group_by(GameSeat.entry_id)
-        )
-    }
-    most = session.scalar(select(func.max(GameRow.players)).where(GameRow.tournament_id == tournament.id))
-    return seated, most or 2
+        seated[team] = TeamSeats(think, sum(part.points for part in parts) if reported else None)
+    return seated
 
 
-def load_results(session: Session, tournament: Tournament, *, games: bool = True) -> Results:
+def load_results(
+    session: Session, tournament: Tournament, *, games: bool = True, kept: GameSums | None = None, keep: bool = False
+) -> Results:
     """Everything about ``tournament`` that the leaderboard and the report show, from sums the
-    database makes and its finished games alike counted together, its ratings gone on from
-    those kept with it; ``games``: its games one by one too (the report's and the server's pages),
-    read once."""
+    database makes (``sum_games``: its finished games alike counted together, counted by pool,
+    its seats summed), its ratings gone on from those kept with it; ``games``: its games one by
+    one too (the report's and the server's pages), read once. ``kept`` and ``keep``: the sums
+    of its settled games kept from an earlier read, and whether to keep them (``Results.sums``)."""
     config = tournament_config(tournament)
-    stored = stored_games(session, tournament)
+    settled, summed = sum_games(session, tournament, kept, keep=keep)
+    stored = stored_games(session, tournament, tallied=(summed.alike, summed.seat_counts))
     teams = load_teams(session, tournament)
-    counts = game_counts(session, tournament)
+    counts = game_counts(session, tournament, summed)
     counts.totals.expected = expected_games(config) + extra_games(session, tournament, config, stored)
-    seated, seat_count = team_seats(session, tournament)
+    seats = seat_sums(summed.seats.rows())
     read_games = load_games(session, tournament, config.scoring, stored) if games else None
     current = rate(session, tournament, config, stored=stored)
     conservative = {team: history.conservative for team, history in current.items()}
@@ -681,15 +680,17 @@ def load_results(session: Session, tournament: Tournament, *, games: bool = True
         teams,
         current,
         stored.alike_by_stage(config.scoring),
-        seated,
+        team_seats(seats, stored.teams),
         stages,
         counts.totals,
         rating_settings(tournament, config.rating),
         final_standings(stages),
         cut_moves(session, tournament.id),
-        seat_count,
+        max(stored.seat_counts, default=2),
+        node_lines(session, tournament.id, seats),
         read_games,
         results(session, tournament, config.scoring, stored=stored) if games else None,
+        settled if keep else None,
     )
 
 

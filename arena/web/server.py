@@ -42,7 +42,8 @@ def build(
     left ``idle`` seconds without their move is left), and teams submit bots to seasons if
     ``uploads`` (default: as ``play``). Read-only (neither), an SQLite file that is not there
     yet is an ``ArenaError`` (it would never be seen). ``compile_pages``: compile the pages'
-    templates now, not when a page first needs them (a server's first answers come sooner)."""
+    templates and import what they need now, not on the first request (``Site.prepare``: a
+    server's first answers come sooner)."""
     uploads = play if uploads is None else uploads
     writes = play or uploads
     database = sqlite_file(url)
@@ -54,7 +55,7 @@ def build(
     sessions = open_store(url) if writes else open_store(url, read_only=True)
     site = Site(sessions, live_moves=live_reader(url))
     if compile_pages:
-        site.compile_templates()
+        site.prepare()
     settings = Settings(host=host, play=play, token=token, uploads=uploads)
     seasons = season_routes(site, settings)
     if not play:

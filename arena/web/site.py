@@ -14,6 +14,7 @@ filters applied by the database.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -28,7 +29,6 @@ from arena.contests.rating import RatingHistory
 from arena.errors import ArenaError
 from arena.games import Game
 from arena.results.listings import RESULTS, GameFilter, game_page, tournament_rows
-from arena.results.nodestats import NodeLine, node_lines
 from arena.results.pages import (
     crosstable_values,
     environment,
@@ -90,8 +90,6 @@ class Cached:
     #: the tournament's game, or ``None`` and why it cannot be loaded (its module gone or changed)
     game: Game | None = None
     unavailable: str | None = None
-    #: the overview's machines (``node_lines``: every move of the tournament read), once asked for
-    nodes: list[NodeLine] | None = None
     #: each team's think-time histogram (``think_chart``: its games' moves read), once asked for
     think: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: each team's rating history (``team_history``), once asked for
@@ -130,10 +128,12 @@ class Site:
         self._cache: dict[int, Cached] = {}
         self._lock = threading.Lock()
 
-    def compile_templates(self) -> None:
-        """Compile every page's template now (Jinja2 keeps them), not on its first request."""
+    def prepare(self) -> None:
+        """Make now what the first pages would make on their first request: every page's
+        template compiled (Jinja2 keeps them) and numpy, which the Elo fit uses, imported."""
         for name in self.env.list_templates(extensions=["html"]):
             self.env.get_template(name)
+        importlib.import_module("numpy")
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -155,7 +155,8 @@ class Site:
 
     def cached(self, tournament_id: int) -> Cached:
         """The tournament's results, loaded again if its games changed since they were last
-        (one query, the stamp's, when they did not)."""
+        (one query, the stamp's, when they did not): the games settled when they were last
+        loaded are not summed again, only those after them (``sum_games``)."""
         stamp = self.stamp(tournament_id)
         known = self._cache.get(tournament_id)
         if known is not None and known.stamp == stamp:
@@ -168,21 +169,14 @@ class Site:
                 tournament = session.get(Tournament, tournament_id)
                 if tournament is None:
                     raise NotFound(f"there is no tournament {tournament_id} in this database")
-                found = load_results(session, tournament, games=False)
+                kept = known.found.sums if known is not None else None  # (the settled games' sums go on)
+                found = load_results(session, tournament, games=False, kept=kept, keep=True)
                 season = season_teams(session, tournament_id)
             game, unavailable = tournament_game(found.tournament)
             context = site_context(found, served=True, game=game)
             known = Cached(stamp, found, context, season, game, unavailable)
             self._cache[tournament_id] = known
             return known
-
-    def nodes(self, tournament_id: int, cached: Cached) -> list[NodeLine]:
-        """The overview's machines as of ``cached`` (read once for it: every move is read)."""
-        with self._lock:
-            if cached.nodes is None:
-                with self.sessions() as session:
-                    cached.nodes = node_lines(session, tournament_id)
-            return cached.nodes
 
     def summaries(self, cached: Cached, *where: ColumnElement[bool]) -> list[GameSummary]:
         """The games of ``cached``'s tournament that match every condition of ``where``, in
@@ -255,8 +249,7 @@ class Site:
         cached = self.cached(tournament_id)
         live = f"{events}?seen={stamp_token(cached.stamp)}"
         values = index_values(cached.found)
-        nodes = self.nodes(tournament_id, cached)
-        return self.page(tournament_id, "index.html", root, cached, live=live, nodes=nodes, **values)
+        return self.page(tournament_id, "index.html", root, cached, live=live, nodes=cached.found.nodes, **values)
 
     def crosstable(self, tournament_id: int, root: str) -> str:
         """The crosstable."""
