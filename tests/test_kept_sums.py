@@ -21,10 +21,10 @@ from tests.builders import synthesize
 
 
 @pytest.fixture
-def league(tmp_path) -> str:
+def league(store_url) -> str:
     """A league of 180 games whose games after the 150th are not played yet, its ratings kept
-    through the 150th (as a run keeps them)."""
-    url = f"sqlite:///{tmp_path / 'league.sqlite3'}"
+    through the 150th (as a run keeps them); in SQLite and in PostgreSQL."""
+    url = store_url
     synthesize(url, teams=6, game="tictactoe", stages=[{"name": "league", "games_per_pair": 12}], forfeit_every=7)
     settle(url, 150, unplayed=True)
     return url

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, aliased
 
 from arena.contests.config import TournamentDef
 from arena.contests.rating import Rated, RatingHistory, kept_ratings
-from arena.contests.tally import Span, Tally, add, least, parted, settled_flag
+from arena.contests.tally import Span, Tally, add, least, tallied
 from arena.core.job import derive_seed
 from arena.formats.format_standings import format_table, merge_key
 from arena.formats.rounds import Match, Played, knockout_rounds, next_games
@@ -220,7 +220,7 @@ ALIKE = (8, (add, least))
 def alike_tally(session: Session, tournament: Tournament, span: Span, through: int | None) -> tuple[Tally, Tally]:
     """The finished games of two seats of ``tournament`` in ``span`` (none left unfinished),
     grouped by stage, seats and result, each group with its count and first game's id: those
-    up to id ``through`` and the others apart (``parted``)."""
+    up to id ``through`` and the others apart (``tallied``)."""
     first, second = aliased(GameSeat), aliased(GameSeat)
     key = (
         GameRow.stage,
@@ -232,15 +232,14 @@ def alike_tally(session: Session, tournament: Tournament, span: Span, through: i
         first.points,
         second.points,
     )
-    flag = settled_flag(through)
     query = (
-        select(flag, *key, func.count(), func.min(GameRow.id))
+        select(*key, func.count(), func.min(GameRow.id))
         .join(first, (first.game_id == GameRow.id) & (first.seat == 0))
         .join(second, (second.game_id == GameRow.id) & (second.seat == 1))
         .where(GameRow.tournament_id == tournament.id, GameRow.status == "finished", not_aborted(), *span.where())
-        .group_by(flag, *key)
+        .group_by(*key)
     )
-    return parted(session.connection().execute(query), *ALIKE)
+    return tallied(session.connection(), query, through, *ALIKE)
 
 
 def stored_games(

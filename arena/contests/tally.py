@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, literal_column, select
+from sqlalchemy import ColumnElement, Connection, Select, func, literal_column, select
 from sqlalchemy.orm import Session
 
 from arena.store.models import GameRow, Tournament
@@ -101,22 +101,18 @@ def settled_check(session: Session, tournament: Tournament, through: int) -> tup
     return int(count), int(replays or 0)
 
 
-def settled_flag(through: int | None) -> ColumnElement[bool]:
-    """Whether a game is one of the settled ones, up to id ``through`` (``None``: all are): a
-    query's first key, so that one query sums the settled games and the others apart. (The id
-    is written into the query, not bound, so that PostgreSQL sees the same expression where it
-    is selected and where it is grouped by.)"""
-    return GameRow.id <= literal_column(str(int(through if through is not None else ALL)))
-
-
-#: an id beyond every game's
-ALL = 2**62
-
-
-def parted(rows: Iterable[Sequence[Any]], keys: int, merges: tuple[Merge, ...]) -> tuple[Tally, Tally]:
-    """The rows of a query whose first column is its ``settled_flag``: the settled games'
-    groups and the others', apart."""
+def tallied(
+    connection: Connection, query: Select[*tuple[Any, ...]], through: int | None, keys: int, merges: tuple[Merge, ...]
+) -> tuple[Tally, Tally]:
+    """The rows of ``query`` (each group's key, its first ``keys`` columns, then its figures) as
+    tallies: the groups of the games up to id ``through`` and the others apart, ``query``
+    grouped by that too (``None``: every group in the first). (The id is written into the
+    query, not bound, so that PostgreSQL sees one expression where it is selected and where it
+    is grouped by.)"""
     settled, others = Tally(keys, merges), Tally(keys, merges)
-    for flag, *row in rows:
-        (settled if flag else others).add([row])
+    if through is None:
+        return settled.add(connection.execute(query)), others
+    flag = GameRow.id <= literal_column(str(int(through)))
+    for *row, is_settled in connection.execute(query.add_columns(flag).group_by(flag)):
+        (settled if is_settled else others).add([row])
     return settled, others

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.contests.stages import alike_tally
-from arena.contests.tally import Span, Tally, add, least, most, parted, settled_check, settled_flag, settled_through
+from arena.contests.tally import Span, Tally, add, least, most, settled_check, settled_through, tallied
 from arena.results.nodestats import SEAT_FIGURES
 from arena.store.models import GameRow, GameSeat, Tournament, not_aborted
 
@@ -51,7 +51,6 @@ def counts_tally(session: Session, tournament: Tournament, span: Span, through: 
     """``tournament``'s games in ``span`` counted by stage, pool, round, seats, status,
     termination and whether a seat is to blame, with their draws, moves and first id
     (``COUNTS``): those up to id ``through`` and the others apart."""
-    flag = settled_flag(through)
     key = (
         GameRow.stage,
         GameRow.pool,
@@ -63,23 +62,22 @@ def counts_tally(session: Session, tournament: Tournament, span: Span, through: 
     )
     draws = func.count().filter(GameRow.winner.is_(None))
     figures = (func.count(), draws, func.sum(GameRow.plies), func.min(GameRow.id))
-    query = select(flag, *key, *figures).where(GameRow.tournament_id == tournament.id, *span.where())
-    return parted(session.execute(query.group_by(flag, *key)), *COUNTS)
+    query = select(*key, *figures).where(GameRow.tournament_id == tournament.id, *span.where())
+    return tallied(session.connection(), query.group_by(*key), through, *COUNTS)
 
 
 def seats_tally(session: Session, tournament: Tournament, span: Span, through: int | None) -> tuple[Tally, Tally]:
     """The seats of ``tournament``'s finished games in ``span`` summed by team, apart for games
     left unfinished (``SEATS``): those up to id ``through`` and the others apart."""
-    flag = settled_flag(through)
     keys = (GameSeat.entry_id, not_aborted())
     figures = (*SEAT_FIGURES, func.count(GameSeat.points), func.sum(GameSeat.points))
     query = (
-        select(flag, *keys, *figures)
+        select(*keys, *figures)
         .join(GameSeat, GameSeat.game_id == GameRow.id)
         .where(GameRow.tournament_id == tournament.id, GameRow.status == "finished", *span.where())
-        .group_by(flag, *keys)
+        .group_by(*keys)
     )
-    return parted(session.execute(query), *SEATS)
+    return tallied(session.connection(), query, through, *SEATS)
 
 
 TALLIES = (alike_tally, counts_tally, seats_tally)
@@ -87,11 +85,13 @@ TALLIES = (alike_tally, counts_tally, seats_tally)
 
 def sum_games(
     session: Session, tournament: Tournament, kept: GameSums | None = None, *, keep: bool = False
-) -> tuple[GameSums, GameSums]:
-    """``tournament``'s games summed: its settled ones and all of them. With sums ``kept`` from an
-    earlier read whose settled games are unchanged (none deleted or played again since), only
-    the games after those are summed; otherwise every game. ``keep``: the settled sums are to
-    be kept for the next read (their ``check`` is worked out)."""
+) -> tuple[GameSums | None, GameSums]:
+    """``tournament``'s games summed: its settled ones (``None`` unless ``keep``: to be kept for
+    the next read) and all of them. With sums ``kept`` from an earlier read whose settled games
+    are unchanged (none deleted or played again since), only the games after those are summed;
+    otherwise every game."""
+    if kept is None and not keep:
+        return None, GameSums(0, None, *(tally(session, tournament, Span(), None)[0] for tally in TALLIES))
     through = settled_through(session, tournament)
     if kept is not None:
         unchanged = kept.check is not None and kept.through <= through
@@ -99,7 +99,7 @@ def sum_games(
             kept = None
     span = Span(after=kept.through if kept is not None else None)
     settled_parts, other_parts = zip(*(tally(session, tournament, span, through) for tally in TALLIES), strict=True)
-    check = settled_check(session, tournament, through) if keep else None
+    check = settled_check(session, tournament, through)
     found = GameSums(through, check, *settled_parts)
     settled = kept.plus(found, through, check) if kept is not None else found
     return settled, settled.plus(GameSums(through, None, *other_parts), through, None)

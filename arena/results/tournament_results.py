@@ -690,7 +690,7 @@ def load_results(
         node_lines(session, tournament.id, seats),
         read_games,
         results(session, tournament, config.scoring, stored=stored) if games else None,
-        settled if keep else None,
+        settled,
     )
 
 
