@@ -266,7 +266,9 @@ def play_league(row, first, second):
 #: the statements that take a database's games back to their two seats' columns, as every
 #: schema before 8 kept them (a game's seats had no table of their own); for SQLite and PostgreSQL
 BEFORE_GAME_SEATS = [
-    # (schema 10's index of the moves the clock cut, schema 9's kept ratings and indexes first)
+    # (schema 11's engines' info on moves, schema 10's index of the moves the clock cut, schema
+    # 9's kept ratings and indexes first)
+    "ALTER TABLE moves DROP COLUMN info",
     "DROP INDEX IF EXISTS ix_moves_cut",
     "DROP TABLE kept_ratings",
     "DROP INDEX ix_games_tournament_id",

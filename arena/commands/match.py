@@ -67,6 +67,10 @@ def match(
         str | None, typer.Option(help="Store it as this tournament (default: match-FIRST-SECOND-TIME).")
     ] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: the cores).")] = None,
+    openings: Annotated[
+        Path | None,
+        typer.Option(help="A file of openings, one a line (moves by spaces or commas); each pair plays the next."),
+    ] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Play FIRST against SECOND in pairs of games (one seed, seats swapped) until --games or the
@@ -77,7 +81,9 @@ def match(
     from arena.contests.config import TimeDef
     from arena.contests.match import Duel, default_name, match_config, side
     from arena.contests.run import log_file, logging_to
+    from arena.contests.yamlfile import read_file
     from arena.errors import ConfigError
+    from arena.formats.openings import OpeningError, parse_openings
     from arena.runners.local import LocalRunner
     from arena.stats.sprt import parse_settings
 
@@ -94,12 +100,18 @@ def match(
         raise ArenaError(f"--clock {clock!r}: choose wall or cpu")
     timing: dict[str, float | str | None] = {"clock": clock}
     timing |= {"move": move_time or 1.0} if bank is None else {"move": move_time, "bank": bank, "increment": increment}
+    book = None
+    if openings is not None:
+        try:
+            book = parse_openings(read_file(openings, "openings file"))
+        except OpeningError as error:
+            raise ConfigError(f"--openings {str(openings)!r}: {error}") from None
     store = sessions(db)
     with store.begin() as session:
         sides = (side(session, first), side(session, second))
     try:
         config = match_config(
-            name or default_name(sides[0][0], sides[1][0]), game_def, sides, games, TimeDef(**timing), seed
+            name or default_name(sides[0][0], sides[1][0]), game_def, sides, games, TimeDef(**timing), seed, book
         )
     except ValidationError as error:
         problem = error.errors()[0]

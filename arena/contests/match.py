@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.contests import roster
 from arena.contests.config import BotDef, GameDef, TimeDef, TournamentDef
-from arena.contests.tournament import play_and_store
+from arena.contests.tournament import pending_jobs, play_and_store
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob, GameRunner, derive_seed
 from arena.core.records import GameRecord
@@ -47,7 +47,6 @@ from arena.store.models import (
     PoolEntry,
     Tournament,
     count,
-    game_seats,
     get_row,
 )
 from arena.store.writes import PlannedGame, add_entry, add_games, add_pool, add_tournament
@@ -102,8 +101,10 @@ def match_config(
     games: int,
     time_control: TimeDef,
     seed: int = 0,
+    openings: list[list[str]] | None = None,
 ) -> TournamentDef:
-    """The tournament a match is stored as: the two bots as teams, one stage of ``games``."""
+    """The tournament a match is stored as: the two bots as teams, one stage of ``games``
+    (each pair from the next of ``openings``, if any)."""
     (first, first_ref), (second, second_ref) = sides
     if second == first:
         second = f"{second}-2"
@@ -114,6 +115,7 @@ def match_config(
         time=time_control,
         teams={first: first_ref, second: second_ref},
         stages=[StageDef(name=STAGE, seeding="order", games_per_pair=games)],
+        openings=openings,
     )
 
 
@@ -239,17 +241,9 @@ class Duel:
             return tournament, code_hashes
 
     def jobs(self) -> list[GameJob]:
-        """The match's games still to play, in order."""
-        control = self.config.time.control()
-        game = self.config.game.spec()
+        """The match's games still to play, in order (a match is one stage)."""
         with self.sessions.begin() as session:
-            pending = (GameRow.tournament_id == self.tournament_id, GameRow.status != "finished")
-            seats = game_seats(session, *pending)
-            rows = session.scalars(select(GameRow).where(*pending).order_by(GameRow.id))
-            return [
-                GameJob(g.id, game, tuple(self.specs[seat.entry_id] for seat in seats[g.id]), g.seed, control)
-                for g in rows
-            ]
+            return pending_jobs(session, self.tournament_id, self.config, self.specs, 0)
 
     def run(self, runner: DrainableRunner, on_pair: Callable[[DuelScore], None] | None = None) -> DuelScore:
         """Play the match; ``on_pair`` is told the score after each pair. Once the test accepts

@@ -40,10 +40,12 @@ from arena.core.botspec import BotSpec
 from arena.core.records import BotFault, Overloaded, Termination
 from arena.core.text import printable
 from arena.core.timing import ClockKind, Limit
-from arena.entrants.kinds import BotKindError, command_line, kind_of
+from arena.entrants.engines.notation import NotationError, notation_for
+from arena.entrants.kinds import ENGINES, BotKindError, command_line, kind_of
 from arena.errors import ArenaError
 from arena.games import Game, get_game_from_spec
 from arena.host.loader import is_path
+from arena.runners.engine_seat import EnginePlayer
 from arena.runners.worker import GameWorker
 from arena.sandbox.interpreter import InterpreterError, check_interpreter
 from arena.sandbox.process import BotProcess
@@ -122,13 +124,17 @@ def check_tournament(
     with ExitStack() as stack:
         entrants = _entrants(config, base, lambda: stack.enter_context(database().begin()))
     ready = [entrant for entrant in entrants if not entrant.problems]
+    game = get_game_from_spec(config.game.spec())
     for entrant in ready:
-        _check_without_running(entrant, base)
-    asks = _asks([entrant for entrant in ready if not entrant.problems], config)
-    if asks:
+        _check_without_running(entrant, base, game)
+    asks = _asks([e for e in ready if not e.problems and e.spec is not None and e.spec.kind not in ENGINES], config)
+    engines = [e for e in ready if not e.problems and e.spec is not None and e.spec.kind in ENGINES]
+    if asks or engines:
         starting()
         with GameWorker() as worker:
             _ask_all(worker, asks, config.time.startup, config.time.clock, config)
+            for entrant in engines:
+                _greet_engine(worker, entrant, game, config.time.startup)
     return Preflight(
         bots=len(entrants),
         teams=len(config.team_bots()),
@@ -167,9 +173,10 @@ def _entrants(config: TournamentDef, base: Path, session: Callable[[], Session])
     return list(found.values())
 
 
-def _check_without_running(entrant: Entrant, base: Path) -> None:
+def _check_without_running(entrant: Entrant, base: Path, game: Game) -> None:
     """What can be checked of a bot without running it: its interpreter (asked its version in
-    the sandbox) and a command bot's program."""
+    the sandbox), a command bot's program, and an engine's program and notation for ``game``
+    (an engine is not asked to describe itself: it speaks its own protocol)."""
     spec = entrant.spec
     assert spec is not None
     if spec.python is not None:
@@ -181,6 +188,45 @@ def _check_without_running(entrant: Entrant, base: Path) -> None:
         problem = program_problem(spec.target, Path(spec.path or base))
         if problem is not None:
             entrant.problem(problem, ".command")
+    if spec.kind in ENGINES:
+        problem = engine_problem(spec, game, base)
+        if problem is not None:
+            entrant.problem(problem, f".{spec.kind}")
+
+
+def engine_problem(spec: BotSpec, game: Game, base: Path) -> str | None:
+    """What is wrong with an engine for ``game`` (``None``: nothing): its program is not there
+    (on the PATH or in /usr/games), or its protocol has no notation for the game here."""
+    program = kind_of(spec.kind).command(dataclasses.replace(spec, path=spec.path or str(base)), None)[0]
+    if os.sep not in program:
+        return f"no program {program!r} on the PATH (nor in /usr/games); install it, or give its path"
+    if not os.access(program, os.X_OK):
+        return f"the program {program!r} cannot be executed; give an engine's program"
+    try:
+        notation_for(spec.kind, game)
+    except NotationError as error:
+        return str(error)
+    return None
+
+
+def _greet_engine(worker: GameWorker, entrant: Entrant, game: Game, startup: float) -> None:
+    """Start ``entrant``'s engine in its sandbox and shake hands with it as its first game would
+    (its options, its variant) within the start-up time. An engine that fails to is a warning,
+    as a bot failing in its own code, and so is one that does not say it plays the variant
+    declared (Fairy-Stockfish says ``info string variant NAME`` once it does: silence is a
+    variant it does not know; other engines may say nothing)."""
+    assert entrant.spec is not None
+    player = EnginePlayer(entrant.spec, worker)
+    try:
+        player.prepare(game, startup)
+    except (BotFault, Overloaded, OSError) as error:
+        entrant.warn(f"could not be checked: it did not start: {error}")
+        return
+    finally:
+        player.close()
+    declared = player.settings.variant
+    if declared is not None and player.variant is None and player.settings.variant_path is not None:
+        entrant.warn(f"the engine did not say it plays variant {declared!r} (Fairy-Stockfish says so once it does)")
 
 
 def program_problem(command: str, base: Path) -> str | None:

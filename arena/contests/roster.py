@@ -35,7 +35,7 @@ def bot_fields(definition: BotDef, base: Path) -> dict[str, Any]:
     kind = kind_of(definition.kind)
     kind.check_params(definition.params)
     target = kind.resolve(definition.target, base)
-    path = None if is_path(target) and definition.kind != "command" else str(base)
+    path = None if is_path(target) and not kind.program else str(base)
     return {
         "kind": definition.kind,
         "target": target,
@@ -141,7 +141,7 @@ def spec(bot: Bot, name: str, limits: LimitsDef | None = None) -> BotSpec:
     a bundle of its own to run it from."""
     limits = limits or LimitsDef()
     path, code = None, None
-    if bot.kind == "command":
+    if kind_of(bot.kind).program:
         path = bot.path
     elif bot.kind == "python" and not is_path(bot.target):
         try:

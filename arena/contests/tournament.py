@@ -12,7 +12,7 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +29,7 @@ from arena.core.botspec import BotSpec
 from arena.core.job import GameJob, GameRunner, derive_seed
 from arena.core.records import GameRecord
 from arena.errors import ArenaError
+from arena.formats.openings import assign_openings
 from arena.runners.pace import Paced, with_paces
 from arena.store.database import make_folder
 from arena.store.models import Bot, Entry, GameRow, StoreError, Tournament, count, game_seats, get_row
@@ -297,7 +298,8 @@ class TournamentRun:
         stored, now = tournament.game.get("code_hash"), self.config.game.spec().get("code_hash")
         if stored != now:
             raise TournamentError(
-                f"the code of game {self.config.game.name!r} ({self.config.game.module}) changed since tournament "
+                f"the code of game {self.config.game.name!r} ({self.config.game.module or self.config.game.command}) "
+                "changed since tournament "
                 f"{tournament.name!r} started, so resuming would mix two games; restore it, or start a new "
                 "tournament under another name"
             )
@@ -315,14 +317,7 @@ class TournamentRun:
 
     def jobs(self, session: Session, stage: int) -> list[GameJob]:
         """The games of ``stage`` still to play, in schedule order."""
-        control = self.config.time.control()
-        game = self.config.game.spec()
-        pending = (GameRow.tournament_id == self.tournament_id, GameRow.stage == stage, GameRow.status != "finished")
-        seats = game_seats(session, *pending)
-        rows = session.scalars(select(GameRow).where(*pending).order_by(GameRow.id))
-        return [
-            GameJob(g.id, game, tuple(self.specs[seat.entry_id] for seat in seats[g.id]), g.seed, control) for g in rows
-        ]
+        return pending_jobs(session, self.tournament_id, self.config, self.specs, stage)
 
     def run(
         self,
@@ -417,6 +412,36 @@ def _same_config(stored: dict[str, Any], config: TournamentDef) -> bool:
         return TournamentDef.model_validate(stored).digest() == config.digest()
     except ValueError:
         return False
+
+
+def pending_jobs(
+    session: Session, tournament_id: int | None, config: TournamentDef, specs: Mapping[int, BotSpec], stage: int
+) -> list[GameJob]:
+    """The games of ``stage`` of tournament ``tournament_id`` still to play, in schedule order,
+    as jobs: ``specs`` are its entries' bots, each game started from its opening, if any."""
+    control, game = config.time.control(), config.game.spec()
+    pending = (GameRow.tournament_id == tournament_id, GameRow.stage == stage, GameRow.status != "finished")
+    seats = game_seats(session, *pending)
+    rows = session.scalars(select(GameRow).where(*pending).order_by(GameRow.id))
+    openings = stage_openings(session, tournament_id, stage, config.openings)
+    return [
+        GameJob(
+            g.id, game, tuple(specs[seat.entry_id] for seat in seats[g.id]), g.seed, control, openings.get(g.id, ())
+        )
+        for g in rows
+    ]
+
+
+def stage_openings(
+    session: Session, tournament_id: int | None, stage: int, openings: list[list[str]] | None
+) -> dict[int, tuple[str, ...]]:
+    """The opening each game of ``stage`` starts from (none without ``openings``): a pair of
+    teams' games two by two, each two from the next opening (arena/formats/openings.py)."""
+    if not openings:
+        return {}
+    every = game_seats(session, GameRow.tournament_id == tournament_id, GameRow.stage == stage)
+    chosen = assign_openings(openings, ((g, frozenset(s.entry_id for s in seats)) for g, seats in every.items()))
+    return {game_id: tuple(openings[index]) for game_id, index in chosen.items()}
 
 
 def play_and_store(

@@ -16,13 +16,16 @@ from arena.core.timing import ClockKind, SeatClock, TimeControl
 from arena.games import CHANCE, SIMULTANEOUS, Game, Move, Outcome, State
 
 T = TypeVar("T")
+#: the info of a move of the game's opening, played by nobody (as cutechess marks book moves)
+BOOK = '{"book":true}'
 
 
 @dataclass(frozen=True, slots=True)
 class Reply:
     """A player's answer to a move request, with what it cost: ``wall`` and ``cpu`` seconds,
-    ``waited`` seconds kept from a CPU by other programs, ``charged`` seconds of its clock, and
-    whether the clock ``cut`` its search short of its own budget."""
+    ``waited`` seconds kept from a CPU by other programs, ``charged`` seconds of its clock,
+    whether the clock ``cut`` its search short of its own budget, and an engine's ``info`` on
+    its search (JSON text: score, depth, nodes)."""
 
     text: str
     wall: float
@@ -30,6 +33,7 @@ class Reply:
     waited: float = 0.0
     charged: float = 0.0
     cut: bool = False
+    info: str | None = None
 
 
 class Resigned(Exception):
@@ -156,6 +160,7 @@ def play_game(
     game_id: int = 0,
     watch: Watcher | None = None,
     chance_seed: int = 0,
+    opening: Sequence[str] = (),
 ) -> GameRecord:
     """Play one game to its end, a forfeit or a void (the machine was too busy), and return
     its record. ``players`` and ``seeds`` are one a seat; chance outcomes are drawn from
@@ -163,7 +168,10 @@ def play_game(
     another used CPU it may not have (off its turn) does not lose: that one forfeits. At a
     simultaneous step every acting seat is asked in turn, each under its own clock, and the
     step is played once all have answered. ``watch`` is told of each turn and move, and a game
-    it stops ends there unfinished: ``ABORTED``, no winner, nobody at fault."""
+    it stops ends there unfinished: ``ABORTED``, no winner, nobody at fault. An ``opening``
+    (move texts, checked legal beforehand) is played first, by nobody's clock: its moves are
+    recorded as their seats' with ``BOOK`` as their info, and every seat is told them all, its own
+    included, with its first request (as after a take-back)."""
     record = GameRecord(game_id, started_at=time.time(), stderr=("",) * len(players))
     state = game.initial_state()
     unseen: list[list[str]] = [[] for _ in players]
@@ -176,6 +184,14 @@ def play_game(
             _as(seat, player.launch, game)
         for seat, player in enumerate(players):
             _as(seat, player.start_game, game, seat, seeds[seat], control)
+        for text in opening:
+            entry = MoveRecord(state.to_move, text, 0.0, None, info=BOOK)
+            record.moves.append(entry)
+            state = state.play(game.parse_move(text))
+            for heard in unseen:
+                heard.append(text)
+            if watch is not None and not watch.moved(state, entry):
+                raise _Stopped
         while not state.is_terminal:
             where = f"at ply {state.ply + 1}"
             if state.to_move == CHANCE:
@@ -216,6 +232,7 @@ def play_game(
                         None if reply.cpu is None else round(reply.cpu * 1000, 3),
                         round(reply.waited * 1000, 3),
                         reply.cut,
+                        reply.info,
                     )
                 )
             record.moves.extend(entries)

@@ -34,6 +34,8 @@ class GameJob:
     bots: tuple[BotSpec, ...]
     seed: int
     control: TimeControl
+    #: the moves the game starts from, played before the bots take over (an opening: its texts)
+    opening: tuple[str, ...] = ()
 
 
 class GameRunner(Protocol):

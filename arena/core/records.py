@@ -51,7 +51,8 @@ class MoveRecord:
     """One move: who played it, its notation, the time it took (wall and CPU), how long of that
     wall time the bot was ready to run but kept from a CPU by other programs, and whether the
     clock cut its search short of the bot's own budget (the bot says so: a busy machine may
-    have changed the move)."""
+    have changed the move), and what an engine said of its search (``info``: JSON text of its
+    score, depth, nodes, ...; docs/engines.md)."""
 
     #: the seat that played it, or ``CHANCE`` (-1) for an outcome the game drew
     seat: int
@@ -60,6 +61,7 @@ class MoveRecord:
     cpu_ms: float | None
     wait_ms: float | None = None
     cut: bool = False
+    info: str | None = None
 
 
 @dataclass(slots=True)
@@ -94,13 +96,15 @@ class BadRecord(ValueError):
 
 #: the most a record from elsewhere may hold: moves, seats, and characters of a text
 MAX_MOVES, MAX_SEATS, MAX_TEXT = 100_000, 64, 1 << 20
+#: the most characters of an engine's info on a move
+MAX_INFO = 500
 
 
 def record_to_json(record: GameRecord) -> str:
     """``record`` as JSON text: plain data that any program can read and none can run."""
     data = {name: getattr(record, name) for name in GameRecord.__slots__}
     data["termination"] = record.termination.value
-    data["moves"] = [[m.seat, m.move, m.wall_ms, m.cpu_ms, m.wait_ms, m.cut] for m in record.moves]
+    data["moves"] = [[m.seat, m.move, m.wall_ms, m.cpu_ms, m.wait_ms, m.cut, m.info] for m in record.moves]
     return json.dumps(data)
 
 
@@ -145,11 +149,12 @@ def record_from_json(text: str) -> GameRecord:
 
 
 def _move(data: Any) -> MoveRecord:
-    seat, move, wall_ms, cpu_ms, wait_ms, cut = _bounded(data, list, 6)
+    seat, move, wall_ms, cpu_ms, wait_ms, cut, *info = _bounded(data, list, 7)
     if not isinstance(cut, bool):
         raise BadRecord("a move's cut: true or false")
     numbers = (_number(wall_ms), _number(cpu_ms, optional=True), _number(wait_ms, optional=True))
-    return MoveRecord(-1 if seat == -1 else _seat(seat), _text(move, limit=200), *numbers, cut=cut)
+    said = _text(info[0], optional=True, limit=MAX_INFO) if info else None
+    return MoveRecord(-1 if seat == -1 else _seat(seat), _text(move, limit=200), *numbers, cut=cut, info=said)
 
 
 def _bounded(value: Any, kind: type[list[Any]] | type[str], limit: int) -> Any:

@@ -186,6 +186,9 @@ class BotKind(ABC):
     clock: ClassVar[ClockKind | None] = None
     #: whether its bots surely answer ``describe`` (arena's own host programs do)
     answers_describe: ClassVar[bool] = True
+    #: whether its bots are programs started by their command line (relative words resolved in
+    #: the folder they were declared in), which may read their machine's whole /proc
+    program: ClassVar[bool] = False
 
     def check_params(self, params: dict[str, Any]) -> None:
         """``BotKindError`` if this kind cannot take ``params``."""
@@ -330,6 +333,7 @@ class CommandBot(BotKind):
 
     name = "command"
     answers_describe = False
+    program = True
 
     def resolve(self, target: str, base: Path) -> str:
         command_line(target, str(base))  # a line the shell would refuse is refused now
@@ -395,7 +399,72 @@ class CourseBot(BotKind):
         return {spec.target}
 
 
-KINDS: dict[str, BotKind] = {kind.name: kind for kind in (PythonBot(), CommandBot(), CourseBot())}
+#: where Debian installs game engines (``fairy-stockfish``, ``gnugo``), which is not on every PATH
+ENGINE_FOLDERS = ("/usr/games",)
+
+
+def engine_program(word: str) -> str | None:
+    """The program an engine's command names (on the PATH, or in ``ENGINE_FOLDERS``), or ``None``."""
+    return shutil.which(word, path=os.pathsep.join([os.environ.get("PATH", ""), *ENGINE_FOLDERS]))
+
+
+class EngineBot(CommandBot):
+    """A program speaking a standard engine protocol (``protocol``: UCI, UGI or GTP), which the
+    harness speaks to it (arena/runners/engine_seat.py), started by its command line; its
+    settings (a variant, options, search limits) are its parameters (docs/engines.md)."""
+
+    protocol: ClassVar[str]
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        from arena.entrants.engines.protocols import engine_settings
+
+        try:
+            engine_settings(self.name, params)
+        except ValueError as error:
+            raise BotKindError(f"{self.name} engine: {error}") from None
+
+    def normalize_params(self, target: str, base: Path, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Its settings without the unset ones, a variants file made absolute from ``base``."""
+        found = {key: value for key, value in params.items() if value not in (None, {})}
+        if isinstance(found.get("variants"), str):
+            found["variants"] = str((base / found["variants"]).resolve())
+        return found
+
+    def command(self, spec: BotSpec, game: dict[str, Any] | None) -> list[str]:
+        words = command_line(spec.target, spec.path)
+        if os.sep not in words[0]:
+            words[0] = engine_program(words[0]) or words[0]
+        return words
+
+    def readable(self, spec: BotSpec, command: list[str]) -> set[str]:
+        """Besides what its command names, a variants file of its own (arena's is in arena's code)."""
+        variants = spec.parameters.get("variants")
+        return super().readable(spec, command) | ({variants} if isinstance(variants, str) else set())
+
+
+class UciEngine(EngineBot):
+    """An engine speaking UCI (Fairy-Stockfish: tic-tac-toe and Connect Four with arena's variants)."""
+
+    name = protocol = "uci"
+
+
+class UgiEngine(EngineBot):
+    """An engine speaking UGI, UCI's words for any game (moves in the game's own notation)."""
+
+    name = protocol = "ugi"
+
+
+class GtpEngine(EngineBot):
+    """A Go engine speaking GTP (GNU Go)."""
+
+    name = protocol = "gtp"
+
+
+KINDS: dict[str, BotKind] = {
+    kind.name: kind for kind in (PythonBot(), CommandBot(), CourseBot(), UciEngine(), UgiEngine(), GtpEngine())
+}
+#: the kinds whose protocol the harness speaks to the program (arena/runners/engine_seat.py)
+ENGINES = ("uci", "ugi", "gtp")
 
 
 def kind_of(name: str) -> BotKind:

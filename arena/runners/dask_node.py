@@ -248,7 +248,7 @@ class ArenaPlugin(WorkerPlugin):
 
     def _local(self, spec: BotSpec, code: dict[str, Bundle]) -> BotSpec:
         """``spec`` as it runs on this node: its code unpacked here, its interpreter checked."""
-        from arena.entrants.kinds import command_line
+        from arena.entrants.kinds import kind_of
         from arena.runners.machine import this_node
 
         assert self._folder is not None
@@ -258,8 +258,8 @@ class ArenaPlugin(WorkerPlugin):
                 f"{where} cannot run bot {spec.name!r}: it has no interpreter {spec.python!r}; install it at "
                 "that path on every node, or run the tournament on nodes that have it"
             )
-        if spec.kind == "command":
-            program = command_line(spec.target, spec.path)[0]
+        if kind_of(spec.kind).program:
+            program = kind_of(spec.kind).command(spec, None)[0]
             if shutil.which(program) is None:
                 raise NodeError(
                     f"{where} cannot run bot {spec.name!r}: it has no program {program!r}; install it at that "

@@ -46,6 +46,14 @@ CHILD_GRACE = 0.1
 ERROR_KINDS = {"illegal_move": Termination.ILLEGAL_MOVE, "resource_limit": Termination.RESOURCE_LIMIT}
 
 
+def move_limit(clock: SeatClock) -> Limit | None:
+    """How long a seat's next move may take under its ``clock`` (``None``: no limit)."""
+    limit, control = clock.limit(), clock.control
+    if limit is None:
+        return None
+    return Limit(limit, clock.kind, control.grace, control.backstop, control.on_overload == "replay")
+
+
 def _parse(line: bytes, expected: str) -> dict[str, Any]:
     """The reply ``line``; whatever is wrong with it (even a case the parser did not foresee)
     is a protocol error of the bot, never a failure of the worker."""
@@ -99,7 +107,9 @@ class BotPlayer(Player):
         if kind_of(self.spec.kind).answers_describe:
             self._ask(protocol.DESCRIBE, "description", Limit(startup, grace=0.0))
 
-    def start_game(self, game: Game, seat: int, seed: int, control: TimeControl) -> None:
+    def _begin_game(self, game: Game, seat: int) -> BotProcess:
+        """Its process for a new game as ``seat``: a fault found while it was idle is charged
+        now, and the CPU it used between its games measured."""
         if self.pending is not None:
             fault, self.pending = self.pending, None
             raise self._fault(fault)
@@ -111,6 +121,10 @@ class BotPlayer(Player):
             self._rest = None  # measured: its next stretch starts with its answer
         self._fresh = False
         self.game, self.seat = game, seat
+        return process
+
+    def start_game(self, game: Game, seat: int, seed: int, control: TimeControl) -> None:
+        self._begin_game(game, seat)
         try:
             self._ask(
                 protocol.new_game(
@@ -226,7 +240,6 @@ class BotPlayer(Player):
 
     def request_move(self, state: State, unseen: list[str], clock: SeatClock) -> Reply:
         limit = clock.limit()
-        control = clock.control
         game = state.game
         if game.PROTOCOL == 1:
             request = protocol.move_request(state.ply, unseen, limit, clock.kind, clock.bank)
@@ -241,16 +254,18 @@ class BotPlayer(Player):
                 clock.kind,
                 clock.bank,
             )
-        bound = (
-            None
-            if limit is None
-            else Limit(limit, clock.kind, control.grace, control.backstop, control.on_overload == "replay")
-        )
-        message, usage = self._ask(request, "move", bound)
+        message, usage = self._ask(request, "move", move_limit(clock))
         return Reply(message["move"], usage.wall, usage.cpu, usage.waited, usage.charged(clock.kind), message["cut"])
 
     def end_game(self, unseen: list[str], outcome: Outcome, termination: Termination) -> None:
         if self.process is not None and not self.faulted:
+            self._game_over(unseen, outcome, termination)
+            cpu = self.process.cpu_time()  # what it does from here to its next game is measured
+            self._rest = None if cpu is None else (cpu, time.monotonic())
+
+    def _game_over(self, unseen: list[str], outcome: Outcome, termination: Termination) -> None:
+        """Tell its process how the game ended."""
+        if self.process is not None:
             game = self.game
             if game is None or game.PROTOCOL == 1:
                 self.process.send(protocol.game_over(unseen, outcome.winner, termination.value))
@@ -259,8 +274,6 @@ class BotPlayer(Player):
                 self.process.send(
                     protocol.game_over(None if game.HIDDEN else unseen, outcome.winner, termination.value, returns)
                 )
-            cpu = self.process.cpu_time()  # what it does from here to its next game is measured
-            self._rest = None if cpu is None else (cpu, time.monotonic())
 
     def take_stderr(self) -> str:
         return "" if self.process is None else self.process.stderr.take()
@@ -283,13 +296,14 @@ class WarmBots:
         self.capacity = capacity
         self.idle: OrderedDict[int, BotPlayer] = OrderedDict()
 
-    def acquire(self, spec: BotSpec, worker: GameWorker) -> BotPlayer:
-        """An idle player of ``spec`` (taken out of the pool), or a new one of ``worker``."""
+    def acquire(self, spec: BotSpec, worker: GameWorker, make: type[BotPlayer] = BotPlayer) -> BotPlayer:
+        """An idle player of ``spec`` (taken out of the pool), or a new one of ``worker``
+        (a ``make``: the seat that speaks its kind's protocol)."""
         for key, player in self.idle.items():
             if player.spec == spec:
                 del self.idle[key]
                 return player
-        return BotPlayer(spec, worker)
+        return make(spec, worker)
 
     def police(self) -> None:
         """Stop the idle bots that use CPU between their games (``BotPlayer.check_idle``)."""

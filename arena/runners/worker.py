@@ -32,9 +32,10 @@ from arena.core.gameloop import play_game
 from arena.core.job import GameJob, derive_seed
 from arena.core.live import LiveMoves
 from arena.core.records import GameRecord, Termination
-from arena.entrants.kinds import BotKindError, Code, foreign_python, harness_links, kind_of, package_files
+from arena.entrants.kinds import ENGINES, BotKindError, Code, foreign_python, harness_links, kind_of, package_files
 from arena.games import Game, get_game_from_spec
 from arena.games.loading import game_files
+from arena.runners.engine_seat import EnginePlayer
 from arena.runners.machine import this_node
 from arena.runners.seat import WARM_PROCESSES, BotPlayer, WarmBots
 from arena.sandbox import procfs, reaper, scratch
@@ -172,7 +173,7 @@ class GameWorker:
     def player(self, spec: BotSpec) -> BotPlayer:
         """A seat for ``spec``, warm if this worker has one idle."""
         self._require_open()
-        return self.warm.acquire(spec, self)
+        return self.warm.acquire(spec, self, EnginePlayer if spec.kind in ENGINES else BotPlayer)
 
     def release(self, player: BotPlayer, game: Game, startup: float) -> None:
         """Take back a player after a game: warm for the next one, restarted first if its
@@ -201,7 +202,9 @@ class GameWorker:
         try:
             game = get_game_from_spec(job.game)
             seeds = [derive_seed(job.seed, seat) for seat in range(len(players))]
-            record = play_game(game, players, seeds, control, job.game_id, watch, derive_seed(job.seed, "chance"))
+            record = play_game(
+                game, players, seeds, control, job.game_id, watch, derive_seed(job.seed, "chance"), job.opening
+            )
             if record.offender is not None and record.termination.is_forfeit:
                 players[record.offender].faulted = True  # e.g. an illegal move: restart it anyway
         except Exception as error:

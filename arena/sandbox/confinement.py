@@ -34,7 +34,7 @@ def confinement(spec: BotSpec) -> dict[str, Any]:
         "open_": not spec.sandbox,
         # a command bot may start programs that read their own /proc/self (a shell starting
         # Java finds its libraries through /proc/self/exe): it keeps the machine's /proc
-        "own_proc": spec.kind != "command",
+        "own_proc": not kind_of(spec.kind).program,
     }
 
 

@@ -19,7 +19,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from arena.core import protocol
@@ -42,6 +42,8 @@ from arena.sandbox.procfs import (
 STDERR_TAIL = 8 * 1024
 #: seconds a bot's full input pipe may stay full before the bot counts as not reading it
 SEND_TIMEOUT = 1.0
+#: the most bytes a reply of several lines may have (``converse``)
+MAX_REPLY = 16 << 20
 #: a moment as a request's cost is counted: (wall, the bot's CPU time or None, the waits for a CPU)
 Mark = tuple[float, float | None, float]
 
@@ -276,6 +278,30 @@ class BotProcess:
             self.kill()
             raise BotFault(Termination.TIMEOUT, limit.late(usage))
         return line, usage
+
+    def converse(
+        self, data: bytes, limit: Limit | None, heard: Callable[[bytes], bool], mark: Mark | None = None
+    ) -> Usage:
+        """``exchange`` for a reply of several lines (an engine's ``info`` lines, then its
+        ``bestmove``): each line is given to ``heard`` until it says the reply is complete, all
+        of them under the one ``limit`` counted from ``mark``, and at most ``MAX_REPLY`` bytes."""
+        mark = mark or self.mark()
+        self.send(data)
+        size = 0
+        while True:
+            line = self._receive(limit, mark)
+            size += len(line) + 1
+            if size > MAX_REPLY:
+                self.kill()
+                raise BotFault(Termination.PROTOCOL_ERROR, f"wrote more than {MAX_REPLY >> 20} MB in one reply")
+            if heard(line):
+                break
+        self.last = self.mark()
+        usage = self._since(mark, self.last)
+        if limit is not None and usage.charged(limit.clock) > limit.total:
+            self.kill()
+            raise BotFault(Termination.TIMEOUT, limit.late(usage))
+        return usage
 
     def receive(self, timeout: float | Limit | None) -> bytes:
         """The next line the bot writes, within ``timeout`` (seconds of wall time, or a ``Limit``)."""

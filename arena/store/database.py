@@ -159,6 +159,10 @@ def fill_seat_cpu(connection: Connection) -> None:
     connection.exec_driver_sql(f"UPDATE game_seats SET cpu_ms = {known} WHERE game_id IN ({finished})")
 
 
+def _move_info(connection: Connection) -> None:
+    connection.exec_driver_sql("ALTER TABLE moves ADD COLUMN info TEXT")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
@@ -174,6 +178,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
         "each seat's CPU time and its team's rating after the game; the moves the clock cut indexed",
         _seat_cpu_and_ratings,
     ),
+    (11, "each move: what an engine said of its search (score, depth, nodes)", _move_info),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

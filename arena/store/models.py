@@ -225,7 +225,8 @@ class GameVoid(Base):
 class MoveRow(Base):
     """One move of a stored game, with its wall and CPU time in milliseconds, how long of that
     wall time the bot waited for a CPU other programs held (``wait_ms``), and whether the clock
-    cut the bot's search short of its own budget (``cut``: the bot said so)."""
+    cut the bot's search short of its own budget (``cut``: the bot said so), and an engine's
+    ``info`` on its search."""
 
     __tablename__ = "moves"
     __table_args__ = (
@@ -242,6 +243,8 @@ class MoveRow(Base):
     cpu_ms: Mapped[float | None] = mapped_column(Float)
     wait_ms: Mapped[float | None] = mapped_column(Float)
     cut: Mapped[bool] = mapped_column(default=False, server_default=false())
+    #: what an engine said of its search for this move (JSON text: score, depth, nodes)
+    info: Mapped[str | None] = mapped_column(CleanText)
 
 
 class Pace(Base):

@@ -172,6 +172,7 @@ def save_record(session: Session, record: GameRecord) -> bool:
                     "cpu_ms": m.cpu_ms,
                     "wait_ms": m.wait_ms,
                     "cut": m.cut,
+                    "info": m.info,
                 }
                 for ply, m in enumerate(moves, 1)
             ],
