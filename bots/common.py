@@ -131,6 +131,13 @@ def resolve_game(bot: str, games: Sequence[str], game: Game | str) -> Game:
     name = game if isinstance(game, str) else getattr(game, "name", None)
     if not isinstance(name, str) or name not in games:
         raise BotParameterError(f"bot {bot!r} does not play {name!r}; it plays {', '.join(games)}")
+    # a game from outside arena that shares a name with one of arena's (OpenSpiel's othello) is
+    # another game: a bot of arena's own games (GAMES a plain tuple) reads their engines' insides
+    if not isinstance(game, str) and game.source is not None and type(games) is tuple:
+        raise BotParameterError(
+            f"bot {bot!r} plays arena's own {name}, not the game of that name from outside arena "
+            f"({dict(game.source)}); bots.randombot and bots.openspiel_bots play any game"
+        )
     return get_game(name) if isinstance(game, str) else game
 
 

@@ -19,7 +19,7 @@ import bots
 from arena.clock import Clock
 from arena.errors import BotParameterError
 from arena.games import get_game
-from bots import BOTS, LEARNED, STRATEGIES
+from bots import BOTS, LEARNED, OUTSIDE, STRATEGIES
 from bots.common import Param
 from tests.fixtures.botkit import make, module, play_game
 
@@ -44,7 +44,8 @@ PAIRS = [(bot, game) for bot in STRATEGIES for game in importlib.import_module(f
 
 def test_bots_lists_every_bot_module_and_no_shared_part():
     modules = {path.stem for path in Path(bots.__file__).parent.glob("*.py")}
-    assert set(BOTS) | set(LEARNED) == modules - {"__init__", "common", "heuristics", "othello_heuristics", "playouts"}
+    shared = {"__init__", "common", "heuristics", "othello_heuristics", "playouts"}
+    assert set(BOTS) | set(LEARNED) | set(OUTSIDE) == modules - shared
     assert not set(BOTS) & set(LEARNED)
     assert set(STRATEGIES) == set(BOTS) - {"unreliable"}
 

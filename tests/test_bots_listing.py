@@ -20,7 +20,7 @@ def test_bots_json_lists_every_built_in_bot_after_the_stored_ones(cli):
     assert cli("register", str(BOTS / "first_legal.py"), "--name", "first", "--no-smoke").exit_code == 0
     rows = listed(cli)
     assert [(row["name"], row["built_in"]) for row in rows] == [("first", False)] + [
-        (f"bots.{name}", True) for name in bots.BOTS + bots.LEARNED
+        (f"bots.{name}", True) for name in bots.BOTS + bots.LEARNED + bots.OUTSIDE
     ]
 
 

@@ -18,7 +18,9 @@ app = typer.Typer()
 
 @app.command()
 def play(
-    game: Annotated[str, typer.Argument(help="The game: tictactoe, uttt, xtreme or othello.")],
+    game: Annotated[
+        str, typer.Argument(help="The game: tictactoe, uttt, xtreme, othello, a .py file, or openspiel:NAME.")
+    ],
     bot: Annotated[str, typer.Option("--bot", "-b", help="A registered bot, a module (bots.uct) or a .py file.")],
     seat: Annotated[str, typer.Option("--as", help="Your seat: x (first), o (second), first or second.")] = "x",
     move_time: Annotated[
@@ -42,10 +44,16 @@ def play(
     from arena.contests import roster
     from arena.contests.human_play import find_opponent, play_against, symbol
     from arena.core.timing import ClockKind, TimeControl
-    from arena.games import get_game
+    from arena.games import Game, get_game
     from arena.games.loading import is_path, load_game
 
-    chosen = load_game({"module": str(Path(game).resolve())}) if is_path(game) else get_game(game)
+    chosen: Game
+    if game.startswith("openspiel:"):  # one of OpenSpiel's games, by its game string
+        from arena.games.openspiel import openspiel_game
+
+        chosen = openspiel_game(game.removeprefix("openspiel:"))
+    else:
+        chosen = load_game({"module": str(Path(game).resolve())}) if is_path(game) else get_game(game)
     if chosen.players != 2:
         raise ArenaError(
             f"{game!r}: 'arena play' seats you and one bot; {chosen.name} has {chosen.players} seats: play it "

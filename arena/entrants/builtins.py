@@ -42,8 +42,8 @@ class BuiltinBot:
 
 def names() -> tuple[str, ...]:
     """The built-in bot modules' names in the ``bots`` package: the strategies, weakest first,
-    then the learning bots."""
-    return bots.BOTS + bots.LEARNED
+    then the learning bots, then those that run OpenSpiel's."""
+    return bots.BOTS + bots.LEARNED + bots.OUTSIDE
 
 
 @functools.cache
