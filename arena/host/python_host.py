@@ -27,6 +27,9 @@ from typing import Any
 
 
 def _reply(fd: int, message: dict[str, Any]) -> None:
+    referees = sys.modules.get("arena.games.referee_process")
+    if referees is not None:  # a game's referee this process started: no process may outlive a reply
+        referees.close_referees()
     os.write(fd, json.dumps(message, separators=(",", ":")).encode() + b"\n")
 
 
@@ -70,9 +73,10 @@ class Host:
         # so that it draws what a make_bot bot would, and a game plays the same again
         random.seed(message["seed"])
         self.bot = make_player(self.module, game, message["seat"], rng, self.params)
-        # a game with hidden information: the host knows only what the harness tells its seat
+        # a game with hidden information: the host knows only what the harness tells its seat;
+        # a referee's game (docs/referee.md) keeps no state here either, its rules being a process
         self.game, self.seat = game, message["seat"]
-        self.state = None if game.HIDDEN else game.initial_state()
+        self.state = None if game.HIDDEN or "command" in (game.source or {}) else game.initial_state()
         pace = message.get("pace")
         self.pace = float(pace) if isinstance(pace, int | float) and pace > 0 else None
         return {

@@ -14,6 +14,7 @@ import os
 import signal
 import time
 
+from arena.games.referee_process import referee_pids
 from arena.sandbox import procfs
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,9 @@ _PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
 def strays(known: set[int], include_ended: bool = False) -> list[int]:
     """The children of this process that are not in ``known`` (the processes it started, or
     had before): what bots left behind and the kernel handed to us, a subreaper. Only running
-    ones unless ``include_ended`` (zombies too)."""
+    ones unless ``include_ended`` (zombies too). A game's referee this process runs is its own
+    (arena/games/referee_process.py), never a stray."""
+    known = known | referee_pids()
     # one read: the kernel hands orphans to the main thread, which also starts the bots
     return [
         pid for pid in procfs.child_pids(os.getpid()) if pid not in known and (include_ended or procfs.running(pid))
