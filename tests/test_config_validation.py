@@ -43,7 +43,7 @@ FIELD_ERRORS = {
     "misspelt-section": (
         "name: t\ngame: tictactoe\nstage: []\n" + TWO_BOTS,
         "stage: unknown key 'stage' — did you mean 'stages'? (allowed here: name, game, seed, scoring, time, "
-        "limits, workers, cluster, rating, bots, teams, stages, roster)",
+        "limits, workers, cluster, rating, bots, teams, stages, openings, roster)",
     ),
     "misspelt-field": (
         "name: t\ngame: tictactoe\ntime: {mvoe: 1}\n" + TWO_BOTS,
@@ -81,12 +81,14 @@ FIELD_ERRORS = {
     "bot-with-two-targets": (
         "name: t\ngame: tictactoe\nbots:\n  a: {module: bots.randombot, path: x.py}\n  b: {module: bots.randombot}\n",
         "bots.a: give exactly one of module (e.g. bots.uct), path (a .py file), command (a "
-        "program speaking the protocol) or course (a 2019 course bot file); got module, path",
+        "program speaking the protocol), course (a 2019 course bot file) or an engine's command as uci, "
+        "ugi or gtp; got module, path",
     ),
     "bot-without-target": (
         "name: t\ngame: tictactoe\nbots:\n  a: {params: {}}\n  b: {module: bots.randombot}\n",
         "bots.a: give exactly one of module (e.g. bots.uct), path (a .py file), command (a "
-        "program speaking the protocol) or course (a 2019 course bot file); got none",
+        "program speaking the protocol), course (a 2019 course bot file) or an engine's command as uci, "
+        "ugi or gtp; got none",
     ),
     "command-with-params": (
         "name: t\ngame: tictactoe\nbots:\n  a: {command: node x.js, params: {a: 1}}\n  b: {module: bots.randombot}\n",
@@ -104,7 +106,12 @@ def test_a_bad_field_is_named_with_what_is_wrong(case):
 #: a file with a misspelt key at each level -> where it is, the key meant, and the first keys allowed there
 MISSPELT_KEYS = {
     "top": (TWO_BOTS + "stagess: []\n", "stagess", "stages", "name, game, seed, scoring, time, limits, workers"),
-    "game": ("game: {name: tictactoe, parms: {}}\n" + TWO_BOTS, "game.parms", "params", "name, module, class, params"),
+    "game": (
+        "game: {name: tictactoe, parms: {}}\n" + TWO_BOTS,
+        "game.parms",
+        "params",
+        "name, module, openspiel, command, class, params",
+    ),
     "bot": (TWO_BOTS + "  c: {modul: bots.randombot}\n", "bots.c.modul", "module", "module, path, command, course"),
     "team's bot": (TWO_BOTS + "teams:\n  a: a\n  b: {pth: x.py}\n", "teams.b.pth", "path", "module, path, command"),
     "stage": (
@@ -138,7 +145,7 @@ def test_a_misspelt_key_is_named_where_it_is_with_the_key_meant_and_the_keys_all
 def test_a_key_like_none_allowed_is_named_with_the_keys_allowed_there():
     assert problems("name: t\ngame: tictactoe\n" + TWO_BOTS + "banana: 1\n") == [
         "  banana: unknown key 'banana' (allowed here: name, game, seed, scoring, time, limits, workers, cluster, "
-        "rating, bots, teams, stages, roster)"
+        "rating, bots, teams, stages, openings, roster)"
     ]
 
 
@@ -342,7 +349,7 @@ def test_arena_run_names_a_misspelt_key_with_the_key_meant_and_stores_nothing(tm
         2,
         "error: t.yaml is not a valid tournament:\n  stagess: unknown key 'stagess' — did you mean 'stages'? "
         "(allowed here: name, game, seed, scoring, time, limits, workers, cluster, rating, bots, teams, stages, "
-        "roster)\n",
+        "openings, roster)\n",
     )
     assert not (tmp_path / "a.db").exists()
 

@@ -52,7 +52,9 @@ def check(
     game: Annotated[
         str,
         typer.Argument(
-            help="The game: one of arena's or an installed one by name, a .py file, or a dotted module.",
+            help="The game: one of arena's or an installed one by name, a .py file, a dotted module, or "
+            "openspiel:NAME (OpenSpiel's game string, e.g. openspiel:connect_four), or a referee program's "
+            "command (e.g. 'node pig.js': docs/referee.md).",
             show_default=False,
         ),
     ],
@@ -94,6 +96,16 @@ def load(target: str, params: dict[str, Any], class_name: str | None, players: i
     from arena.games import GAMES, UnknownGameError, game_class, get_game
     from arena.games.loading import installed_source, is_path, load_class, load_game
 
+    if target.startswith("openspiel:"):
+        from arena.games.openspiel import openspiel_game
+
+        return openspiel_game(target.removeprefix("openspiel:"), params)
+    from arena.games.referee import is_command, referee_game
+
+    if target.startswith("command:") or is_command(target):  # a referee program (docs/referee.md)
+        if players is not None:
+            params = {**params, "players": players}
+        return referee_game(target.removeprefix("command:"), Path.cwd(), params)
     source = None if is_path(target) or target in GAMES else installed_source(target)
     if (target in GAMES or source is not None) and class_name is not None:
         raise ArenaError(
@@ -214,3 +226,22 @@ def write_new_game(name: str, folder: Path) -> tuple[Path, Path]:
     except OSError as error:
         raise ArenaError(f"cannot write the game in {folder}: {error.strerror or error}") from None
     return game, test
+
+
+@game_app.command(name="openspiel")
+def openspiel(as_json: Json = False) -> None:
+    """List OpenSpiel's games: which arena plays (game: {openspiel: NAME} in a tournament file)
+    and why it cannot play the others (needs: pip install 'arena[openspiel]')."""
+    from arena.games.openspiel import playable
+
+    found = playable()
+    if as_json:
+        print_json([{"game": name, "playable": why is None, "why_not": why} for name, why in found])
+        return
+    games = [name for name, why in found if why is None]
+    out().print(f"{len(games)} of OpenSpiel's games play in arena:", markup=False, highlight=False)
+    out().print("  " + ", ".join(games), markup=False, highlight=False, soft_wrap=True)
+    out().print("not playable:", markup=False, highlight=False)
+    for name, why in found:
+        if why is not None:
+            out().print(f"  {name}: {why}", markup=False, highlight=False, soft_wrap=True)

@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import os
+import shlex
 from difflib import get_close_matches
 from pathlib import Path
 from types import UnionType
@@ -35,7 +36,7 @@ from arena.contests.yamlfile import load_yaml, read_file
 from arena.core.text import TOURNAMENT_NAME, clean_data, is_plain, name_problem
 from arena.errors import ConfigError
 from arena.formats.stagedef import MAX_STAGE_GAMES, ONE_POOL, StageDef
-from arena.games import GameParameterError, UnknownGameError, get_game
+from arena.games import Game, GameParameterError, UnknownGameError, get_game
 
 #: upper bounds of the time control, in seconds, and of the limits, in MiB (1 TiB)
 MAX_MOVE_TIME = 86_400.0
@@ -82,13 +83,31 @@ def _at_most(value: F, bound: float, unit: str) -> F:
     return value
 
 
+#: the keys that say what a bot is started from, the engines' keys (their protocols) last
+TARGET_KEYS = ("module", "path", "command", "course")
+ENGINE_KEYS = ("uci", "ugi", "gtp")
+#: an engine's settings, which are its parameters (arena/entrants/engines/protocols.py)
+ENGINE_SETTINGS = ("variant", "variants", "options", "depth", "nodes")
+
+
 class BotDef(Strict):
-    """How to start a bot: exactly one of ``module``, ``path``, ``command`` or ``course``."""
+    """How to start a bot: exactly one of ``module``, ``path``, ``command`` or ``course``, or
+    an engine's command under its protocol (``uci``, ``ugi``, ``gtp``) with its settings
+    (``variant``, ``variants``, ``options``, ``depth``, ``nodes``: docs/engines.md), which are
+    then its parameters."""
 
     module: str | None = None
     path: str | None = None
     command: str | None = None
     course: str | None = None
+    uci: str | None = None
+    ugi: str | None = None
+    gtp: str | None = None
+    variant: str | None = None
+    variants: str | None = None
+    options: dict[str, Any] | None = None
+    depth: int | None = None
+    nodes: int | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     python: str | None = None
 
@@ -102,21 +121,42 @@ class BotDef(Strict):
 
     @model_validator(mode="after")
     def _one_target(self) -> BotDef:
-        given = [k for k in ("module", "path", "command", "course") if getattr(self, k)]
+        given = [k for k in (*TARGET_KEYS, *ENGINE_KEYS) if getattr(self, k)]
         if len(given) != 1:
             raise ValueError(
                 "give exactly one of module (e.g. bots.uct), path (a .py file), "
-                "command (a program speaking the protocol) or course (a 2019 "
-                f"course bot file); got {', '.join(given) or 'none'}"
+                "command (a program speaking the protocol), course (a 2019 "
+                "course bot file) or an engine's command as uci, ugi or gtp; "
+                f"got {', '.join(given) or 'none'}"
             )
         if self.command and self.params:
             raise ValueError("a command bot takes its parameters on its command line, not params")
         from arena.entrants.kinds import check_command, kind_of
 
-        if self.command:
-            check_command(self.command)
+        settings = {key: getattr(self, key) for key in ENGINE_SETTINGS if getattr(self, key) is not None}
+        engine = given[0] in ENGINE_KEYS
+        # (a stored declaration has both, alike: its settings were made its parameters)
+        if engine and self.params and settings and self.params != settings:
+            raise ValueError("an engine's settings are variant, variants, options, depth and nodes, not params")
+        if engine and not self.params:  # its settings are its parameters, as stored
+            object.__setattr__(self, "params", settings)
+        elif not engine and settings:
+            named = ", ".join(settings)
+            raise ValueError(f"{named}: settings of an engine (uci, ugi or gtp), not of a {self.kind} bot")
+        if self.command or engine:
+            check_command(self.target)
         kind_of(self.kind).check_params(self.params)
         return self
+
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The bot as data: the engine's keys only where given (a bot of another kind, or
+        declared before engines were, is what it always was, with the same digest)."""
+        data: dict[str, Any] = handler(self)
+        for key in (*ENGINE_KEYS, *ENGINE_SETTINGS):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     @classmethod
     def of(cls, kind: str, target: str, params: dict[str, Any] | None = None, python: str | None = None) -> BotDef:
@@ -124,30 +164,39 @@ class BotDef(Strict):
         from arena.host.loader import is_path
 
         key = {"command": "command", "course2019": "course"}.get(kind) or ("path" if is_path(target) else "module")
+        if kind in ENGINE_KEYS:
+            key = kind
         return cls(**{key: target}, params=params or {}, python=python)
 
     @property
     def kind(self) -> str:
-        """``python``, ``command`` or ``course2019``: which of the four fields is given."""
+        """``python``, ``command``, ``course2019``, or an engine's protocol: which field is given."""
+        for key in ENGINE_KEYS:
+            if getattr(self, key):
+                return key
         if self.command:
             return "command"
         return "course2019" if self.course else "python"
 
     @property
     def target(self) -> str:
-        """The module, path, command or course file the bot is started from."""
-        return self.module or self.path or self.command or self.course or ""
+        """The module, path, command, course file or engine command the bot is started from."""
+        return self.module or self.path or self.command or self.course or self.uci or self.ugi or self.gtp or ""
 
 
 class GameDef(Strict):
     """The game: one of arena's or an installed package's by ``name``, or a user's from
     ``module`` (a ``.py`` path, relative to the tournament file, or a dotted name; ``class``
-    when it defines several), with its ``params``."""
+    when it defines several), with its ``params``; or one of OpenSpiel's by ``openspiel`` (its
+    game string, ``"goofspiel(num_cards=6,players=3)"``; ``params`` are added to it); or a
+    referee program's by ``command`` (its files relative to the tournament file: docs/referee.md)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True)
 
     name: str = ""
     module: str | None = None
+    openspiel: str | None = None
+    command: str | None = None
     class_: str | None = Field(None, alias="class")
     params: dict[str, Any] = Field(default_factory=dict)
     _spec: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -158,7 +207,11 @@ class GameDef(Strict):
         from arena.games.loading import load_game
 
         try:
-            if self.module is not None:
+            if self.openspiel is not None:
+                game = _openspiel_game(self)
+            elif self.command is not None:
+                game = _referee_game(self)
+            elif self.module is not None:
                 source = {"module": self.module} | ({} if self.class_ is None else {"class": self.class_})
                 game = load_game(source, self.params)
                 if self.name and self.name != game.name:
@@ -178,7 +231,7 @@ class GameDef(Strict):
     def _as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """The game as data: arena's own games as they always were (name and parameters)."""
         data: dict[str, Any] = handler(self)
-        for key in ("module", "class_", "class"):
+        for key in ("module", "class_", "class", "openspiel", "command"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -193,6 +246,37 @@ class GameDef(Strict):
         the tournament and sent to every process that plays it; a user's game with where it is
         loaded from and the hash of its code."""
         return dict(self._spec)
+
+
+def _referee_game(definition: GameDef) -> Game:
+    """The game of the referee program ``definition`` names by its ``command``."""
+    from arena.games.referee import referee_game
+
+    if definition.module is not None or definition.class_ is not None:
+        raise ValueError("give command: (a referee program) or module:, not both")
+    game = referee_game(str(definition.command), None, definition.params)
+    if definition.name and definition.name != game.name:
+        raise ValueError(f"the referee {definition.command!r} says its game is {game.name!r}, not {definition.name!r}")
+    object.__setattr__(definition, "name", game.name)
+    return game
+
+
+def _openspiel_game(definition: GameDef) -> Game:
+    """The OpenSpiel game ``definition`` names, its parameters written into its game string (one
+    canonical form: the string alone)."""
+    from arena.games.openspiel import openspiel_game
+
+    if definition.module is not None:
+        raise ValueError("give openspiel: or module:, not both")
+    game = openspiel_game(str(definition.openspiel), definition.params)
+    if definition.name and definition.name != game.name:
+        raise ValueError(
+            f"the OpenSpiel game {definition.openspiel!r} is called {game.name!r}, not {definition.name!r}"
+        )
+    object.__setattr__(definition, "name", game.name)
+    object.__setattr__(definition, "openspiel", game.source_string())
+    object.__setattr__(definition, "params", {})
+    return game
 
 
 class TimeDef(Strict):
@@ -329,6 +413,31 @@ class TournamentDef(Strict):
     bots: dict[str, BotDef] = Field(default_factory=dict)
     teams: dict[str, str | BotDef] | None = None
     stages: list[StageDef] = Field(default_factory=lambda: [StageDef()], min_length=1)
+    #: the openings its games start from (``openings: FILE``, read when the file is parsed):
+    #: each played by a pair of teams twice, seats swapped (arena/formats/openings.py)
+    openings: list[list[str]] | None = None
+
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The tournament as data: ``openings`` only where given (a tournament without is what
+        it always was, with the same digest)."""
+        data: dict[str, Any] = handler(self)
+        if data.get("openings") is None:
+            data.pop("openings", None)
+        return data
+
+    @model_validator(mode="after")
+    def _openings_fit_the_game(self) -> TournamentDef:
+        if self.openings is not None:
+            from arena.formats.openings import OpeningError, check_openings
+            from arena.games import get_game_from_spec
+
+            try:
+                checked = check_openings(get_game_from_spec(self.game.spec()), self.openings)
+            except OpeningError as error:
+                raise ValueError(f"openings: {error}") from None
+            object.__setattr__(self, "openings", checked)
+        return self
 
     @field_validator("game", mode="before")
     @classmethod
@@ -550,6 +659,7 @@ def parse_config(text: str, source: str = "tournament file", base: Path | None =
             f"{source}: expected a mapping with at least name, game and bots or teams; got {type(data).__name__}"
         )
     data = _include_roster(data, source, base)
+    data = _include_openings(data, source, base)
     data = _game_beside(data, base)
     names = _name_problems(data)
     if names:
@@ -569,14 +679,38 @@ def parse_config(text: str, source: str = "tournament file", base: Path | None =
 
 def _game_beside(data: dict[str, Any], base: Path | None) -> dict[str, Any]:
     """The config with its game's ``module``, a path, made absolute from the tournament file's
-    folder (where the file says it is)."""
+    folder (where the file says it is); so too the files a referee's ``command`` names."""
     from arena.games.loading import is_path
 
     game = data.get("game")
+    if isinstance(game, dict) and isinstance(game.get("command"), str):
+        from arena.games.referee_process import RefereeLoadError, command_words
+
+        try:
+            words = command_words(game["command"], base or Path.cwd())
+        except RefereeLoadError:  # refused, saying why, when the game is checked
+            return data
+        return {**data, "game": {**game, "command": shlex.join(words)}}
     if not isinstance(game, dict) or not isinstance(game.get("module"), str) or not is_path(game["module"]):
         return data
     path = Path(game["module"]).expanduser()
     return {**data, "game": {**game, "module": str((base or Path.cwd()) / path if not path.is_absolute() else path)}}
+
+
+def _include_openings(data: dict[str, Any], source: str, base: Path | None) -> dict[str, Any]:
+    """The config with ``openings: FILE`` read: its openings, as moves (the file's text is the
+    tournament's meaning, so a changed file is another tournament)."""
+    openings = data.get("openings")
+    if not isinstance(openings, str):
+        return data
+    from arena.formats.openings import OpeningError, parse_openings
+
+    if not is_plain(openings) or not openings.strip():
+        raise ConfigError(f"{source}: the openings {openings!r} is not a file name")
+    try:
+        return {**data, "openings": parse_openings(read_file((base or Path.cwd()) / openings, "openings file"))}
+    except OpeningError as error:
+        raise ConfigError(f"openings file {openings!r}: {error}") from None
 
 
 def _include_roster(data: dict[str, Any], source: str, base: Path | None) -> dict[str, Any]:

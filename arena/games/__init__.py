@@ -5,6 +5,7 @@ game from its module, checked by its hash: arena/games/loading.py)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import Any
 
 from arena.games.base import (
@@ -80,6 +81,16 @@ def get_game(name: str, **params: Any) -> Game:
     return game_class(name)(**params)
 
 
+#: the keys of a spec that say where a game from outside arena is loaded from: a user's module,
+#: one of OpenSpiel's games, a referee program
+OUTSIDE = ("module", "openspiel", "command")
+
+
+def from_outside(spec: Mapping[str, Any]) -> bool:
+    """Whether the game ``spec`` describes comes from outside arena (not one of its own)."""
+    return any(spec.get(key) for key in OUTSIDE)
+
+
 def get_game_from_spec(spec: dict[str, Any]) -> Game:
     """The game described by ``Game.spec()`` data (a user's game: loaded from its module, which
     must still have the code it had when the spec was made)."""
@@ -87,6 +98,14 @@ def get_game_from_spec(spec: dict[str, Any]) -> Game:
         from arena.games.loading import load_game
 
         return load_game(spec, spec.get("params", {}))
+    if spec.get("openspiel"):
+        from arena.games.openspiel import openspiel_from_spec
+
+        return openspiel_from_spec(spec)
+    if spec.get("command"):
+        from arena.games.referee import load_referee
+
+        return load_referee(spec, spec.get("params", {}))
     return get_game(spec["name"], **spec.get("params", {}))
 
 
@@ -96,4 +115,12 @@ def class_from_spec(spec: dict[str, Any]) -> type[Game]:
         from arena.games.loading import load_class
 
         return load_class(spec)
+    if spec.get("openspiel"):
+        from arena.games.openspiel import game_string, openspiel_class
+
+        return openspiel_class(game_string(spec["openspiel"], spec.get("params") or None))
+    if spec.get("command"):
+        from arena.games.referee import load_referee
+
+        return type(load_referee(spec, spec.get("params", {})))
     return game_class(spec["name"])

@@ -196,7 +196,11 @@ def game_files(game: Game) -> list[str]:
     """The files of a user's game that the bot processes playing it must read (its module's
     file); none for arena's own games, which every bot may read already."""
     source = game.source
-    if source is None:
+    if source is not None and "command" in source:  # a referee, which a bot's host may start
+        from arena.games.referee import referee_files
+
+        return referee_files(game)
+    if source is None or "module" not in source:  # arena's own, or OpenSpiel's (installed)
         return []
     target = source["module"]
     if is_path(target):
