@@ -26,7 +26,7 @@ from arena.results.replay import walk_record
 from arena.store.models import GameRow
 from arena.web.server import build
 from tests.fixtures.harnesskit import run_arena
-from tests.fixtures.usergames import EXAMPLES, random_record, user_tournament
+from tests.fixtures.usergames import EXAMPLES, play_out, random_record, user_tournament
 
 LOCAL = "http://127.0.0.1"
 
@@ -306,16 +306,6 @@ def test_a_user_game_whose_module_changed_is_refused_by_its_replays(tmp_path):
 # ---------------------------------------------------------------- playing a user's game in the browser
 
 
-def play_out(web: TestClient, where: str, pick=lambda legal: legal[0]) -> dict:
-    """Play the person's moves (``pick`` of the legal ones) until the game is over; its last state."""
-    seen = web.get(f"{where}/state").json()
-    while not seen["over"]:
-        if seen["waiting"] and seen["legal"]:
-            web.post(f"{where}/act", json={"action": "move", "move": pick(seen["legal"])})
-        seen = web.get(f"{where}/state", params={"after": seen["version"]}).json()
-    return seen
-
-
 @pytest.mark.parametrize("example", ["connect4", "goofspiel"])
 def test_a_person_plays_the_game_of_a_tournament_in_the_browser(tmp_path, example):
     params = {"rows": 4, "cols": 4} if example == "connect4" else {"players": 2, "cards": 3}
@@ -334,7 +324,7 @@ def test_a_person_plays_the_game_of_a_tournament_in_the_browser(tmp_path, exampl
         last = play_out(web, where)
         refused = web.post("/play", data={**form, "game": "tournament:99"}, follow_redirects=False)
     assert last["failure"] is None and last["result"]
-    assert refused.status_code == 400 and "there is no game of your own in a tournament 99" in refused.text
+    assert refused.status_code == 400 and "there is no game from outside arena in a tournament 99" in refused.text
     game_id = last["game_url"].rsplit("/", 1)[1].removesuffix(".html")
     replayed = run_arena("replay", game_id, "--db", url)
     assert replayed.exit_code == 0 and "result confirmed" in replayed.output, replayed.output

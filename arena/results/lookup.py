@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from arena.contests.config import GameDef, RatingDef, TimeDef, TournamentDef
 from arena.errors import ArenaError
 from arena.formats.stagedef import StageDef
+from arena.games import OUTSIDE, from_outside
 from arena.store.models import PLAY_HASH, GameRow, Tournament
 
 
@@ -105,18 +106,22 @@ def tournament_config(tournament: Tournament) -> TournamentDef:
 
 def _stored_game_def(data: dict[str, Any]) -> GameDef:
     """The stored tournament file's game; where it no longer loads (a user's game whose module
-    is gone), taken as written: its name and parameters are all the results need of it (what
-    needs the game itself, a replay, says why it cannot be loaded), and its seats are those of
-    its ``players`` parameter where it has one (the games a stage plans follow from them)."""
+    is gone, a referee program gone, OpenSpiel no longer installed), taken as written: its name
+    and parameters are all the results need of it (what needs the game itself, a replay, says
+    why it cannot be loaded), and its seats are those of its ``players`` parameter where it
+    has one (the games a stage plans follow from them)."""
     try:
         return GameDef.model_validate(data)
     except ValidationError:
-        if not (isinstance(data, dict) and isinstance(data.get("name"), str) and data.get("module")):
+        if not (isinstance(data, dict) and from_outside(data) and isinstance(data.get("name"), str)):
             raise
         params = dict(data.get("params") or {})
+        source = {key: str(data[key]) if data.get(key) else None for key in OUTSIDE}
         written = GameDef.model_construct(
             name=data["name"],
-            module=str(data["module"]),
+            module=source["module"],
+            openspiel=source["openspiel"],
+            command=source["command"],
             class_=data.get("class") or data.get("class_"),
             params=params,
         )

@@ -107,7 +107,7 @@ def node_lines(session: Session, tournament_id: int, sums: list[SeatSums]) -> li
     else:
         query = select(*MACHINE, *SEAT_FIGURES).join(GameSeat, GameSeat.game_id == GameRow.id)
         finished = (GameRow.tournament_id == tournament_id, GameRow.status == "finished")
-        rows = list(session.execute(query.where(*finished).group_by(*MACHINE)).tuples())
+        rows = [tuple(row) for row in session.execute(query.where(*finished).group_by(*MACHINE))]
     lines = []
     for node, cpu, clock, scale, games, timeouts, moves, wall, longest, cpu_total, timed in rows:
         moves = int(moves or 0)

@@ -285,7 +285,10 @@ def replay_record(
 
 
 def _points(points: Sequence[float] | None) -> str:
-    return "none" if points is None else "-".join(f"{value:g}" for value in points)
+    """Each seat's points, ``86-0``; with a negative one, ``-1, 1`` (a game's returns)."""
+    if points is None:
+        return "none"
+    return (", " if any(value < 0 for value in points) else "-").join(f"{value:g}" for value in points)
 
 
 def result_text(seats: int, winner: int | None, points: Sequence[float] | None) -> str | None:

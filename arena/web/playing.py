@@ -38,7 +38,7 @@ from arena.core.records import GameRecord, MoveRecord
 from arena.core.text import clean
 from arena.core.timing import TimeControl
 from arena.errors import ArenaError
-from arena.games import CHANCE, Game, State, get_game
+from arena.games import CHANCE, Game, State, from_outside, get_game
 from arena.results.pages import board_kind, frames, generic_frame
 from arena.results.replay import joined, ordinal, result_sentence, seat_names, stored_game
 from arena.store.models import PLAY_HASH, Bot, GameRow, Tournament
@@ -52,8 +52,9 @@ log = logging.getLogger(__name__)
 PLAYABLE = ("tictactoe", "uttt", "othello", "xtreme")
 #: how a choice names the game of a stored tournament (a user's game): ``tournament:ID``
 TOURNAMENT_GAME = "tournament:"
-#: a move as the page sends it (any game's notation), or a command
-MOVE_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ,.:+-]{0,31}")
+#: a move as the page sends it (any game's notation: OpenSpiel's write captures ``c4b3*`` and
+#: bets ``(1, 2)``; the game reads it), or a command: printable, at most 64 characters
+MOVE_TEXT = re.compile(r"[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]{0,63}")
 COMMANDS = ("undo", "resign")
 #: a game nobody has moved in for this long is left (stored without a result); ``arena serve
 #: --idle-minutes`` sets it
@@ -435,7 +436,7 @@ class Tables:
         # each game once: named by its newest tournament, one of 'arena run' before one of play
         for tid, name, spec, config_hash in sorted(rows, key=lambda row: row[3] == PLAY_HASH):
             key = repr(sorted(spec.items())) if isinstance(spec, dict) else ""
-            if not isinstance(spec, dict) or not spec.get("module") or key in seen:
+            if not isinstance(spec, dict) or not from_outside(spec) or key in seen:
                 continue
             seen.add(key)
             try:
@@ -460,8 +461,8 @@ class Tables:
         with self.sessions() as session:
             tournament = session.get(Tournament, tid)
             spec = None if tournament is None else dict(tournament.game)
-        if spec is None or not spec.get("module"):
-            raise PlayError(f"there is no game of your own in a tournament {tid} here")
+        if spec is None or not from_outside(spec):
+            raise PlayError(f"there is no game from outside arena in a tournament {tid} here")
         try:
             return stored_game(spec)
         except ArenaError as error:
