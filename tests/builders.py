@@ -18,7 +18,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.contests.config import TournamentDef
-from arena.contests.stages import advancing, keep_ratings, plan_next, plan_stage
+from arena.contests.game_sums import keep_for_reads
+from arena.contests.stages import advancing, plan_next, plan_stage
 from arena.contests.tournament import TournamentRun
 from arena.core.records import FORFEITS, GameRecord, MoveRecord, Termination
 from arena.games import Game, get_game
@@ -160,7 +161,7 @@ def set_status(sessions: sessionmaker[Session], tournament_id: int, status: str,
     run that ends keeps them."""
     with sessions.begin() as session:
         tournament = session.get_one(Tournament, tournament_id)
-        keep_ratings(session, tournament, TournamentDef.model_validate(tournament.config))
+        keep_for_reads(session, tournament, TournamentDef.model_validate(tournament.config))
         session.execute(
             update(Tournament)
             .where(Tournament.id == tournament_id)
@@ -266,8 +267,9 @@ def play_league(row, first, second):
 #: the statements that take a database's games back to their two seats' columns, as every
 #: schema before 8 kept them (a game's seats had no table of their own); for SQLite and PostgreSQL
 BEFORE_GAME_SEATS = [
-    # (schema 11's engines' info on moves, schema 10's index of the moves the clock cut, schema
+    # (schema 12's kept sums, 11's engines' info on moves, 10's index of the moves the clock cut,
     # 9's kept ratings and indexes first)
+    "DROP TABLE kept_sums",
     "ALTER TABLE moves DROP COLUMN info",
     "DROP INDEX IF EXISTS ix_moves_cut",
     "DROP TABLE kept_ratings",

@@ -8,15 +8,16 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from sqlalchemy import delete, update
+from sqlalchemy import delete, func, select, update
 
-from arena.contests.stages import rate
+from arena.contests import game_sums
+from arena.contests.game_sums import keep_for_reads
 from arena.contests.tally import Span, Tally, add, least, most
-from arena.results import game_sums
 from arena.results.lookup import find_tournament, tournament_config
 from arena.results.tournament_results import Results, load_results
-from arena.store.database import open_store
-from arena.store.models import GameRow, GameSeat, MoveRow
+from arena.store import database
+from arena.store.database import SCHEMA_VERSION, open_store
+from arena.store.models import GameRow, GameSeat, KeptSums, MoveRow, SchemaVersion
 from tests.builders import synthesize
 
 
@@ -31,15 +32,15 @@ def league(store_url) -> str:
 
 
 def settle(url: str, through: int, unplayed: bool = False) -> None:
-    """Games after id ``through`` left unplayed (``unplayed``) or those up to it played again
-    (their ratings kept through it)."""
+    """Games after id ``through`` left unplayed (``unplayed``) or those up to it played (their
+    ratings and sums kept through it, as a run keeps them)."""
     with open_store(url).begin() as session:
         if unplayed:
             session.execute(update(GameRow).where(GameRow.id > through).values(status="pending"))
         else:
             session.execute(update(GameRow).where(GameRow.id <= through).values(status="finished"))
         tournament = find_tournament(session)
-        rate(session, tournament, tournament_config(tournament), keep_through=through)
+        keep_for_reads(session, tournament, tournament_config(tournament))
 
 
 def read(url: str, kept: game_sums.GameSums | None = None) -> Results:
@@ -113,6 +114,41 @@ def test_a_settled_game_played_again_or_deleted_makes_the_next_read_sum_every_ga
     again = read(league, first.sums)
     assert set(spans) == {Span()}
     assert seen(again) == seen(read(league))
+
+
+def one_read(url: str) -> Results:
+    """A read that keeps no sums, as a command reads."""
+    with open_store(url, read_only=True)() as session:
+        return load_results(session, find_tournament(session), games=False)
+
+
+def test_a_command_goes_on_from_the_sums_kept_with_the_tournament(league, spans):
+    found = one_read(league)
+    assert set(spans) == {Span(after=150)}
+    with open_store(league).begin() as session:
+        session.execute(delete(KeptSums))
+    spans.clear()
+    assert seen(one_read(league)) == seen(found)
+    assert set(spans) == {Span()}
+
+
+def test_the_kept_sums_of_a_settled_game_played_again_are_not_used(league, spans):
+    with open_store(league).begin() as session:
+        session.execute(update(GameRow).where(GameRow.id == 40).values(replays=GameRow.replays + 1, winner=None))
+    found = one_read(league)
+    assert set(spans) == {Span()} and found.totals.finished == 150
+
+
+def test_an_upgrade_of_the_database_drops_the_kept_sums(league, monkeypatch):
+    """(A step may change what the games hold: their sums are made again after it.)"""
+    with open_store(league, read_only=True)() as session:
+        assert session.scalar(select(func.count()).select_from(KeptSums)) == 1
+    later = SCHEMA_VERSION + 1
+    monkeypatch.setattr(database, "MIGRATIONS", [*database.MIGRATIONS, (later, "a later step", lambda _: None)])
+    monkeypatch.setattr(database, "SCHEMA_VERSION", later)
+    with open_store(league).begin() as session:
+        assert session.scalar(select(SchemaVersion.version)) == later
+        assert session.scalar(select(func.count()).select_from(KeptSums)) == 0
 
 
 def test_tallies_merge_their_figures_and_leave_the_parts_unchanged():

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import delete, func, select, update
 
 from arena.contests.config import TournamentDef
-from arena.contests.stages import keep_ratings
+from arena.contests.game_sums import keep_for_reads
 from arena.results.lookup import find_tournament
 from arena.results.tournament_results import load_results
 from arena.store.database import open_store
@@ -90,7 +90,7 @@ def test_kept_ratings_go_on_over_later_games_and_are_left_aside_once_a_game_they
     with sessions.begin() as session:  # ratings kept as of game 60: the games after it rated on top
         tournament = session.scalars(select(Tournament)).one()
         session.execute(update(GameRow).where(GameRow.id > 60).values(status="pending"))
-        keep_ratings(session, tournament, TournamentDef.model_validate(tournament.config))
+        keep_for_reads(session, tournament, TournamentDef.model_validate(tournament.config))
         session.execute(update(GameRow).where(GameRow.id > 60).values(status="finished"))
     with sessions() as session:
         assert session.scalars(select(KeptRatings.through)).one() == 60
@@ -103,7 +103,7 @@ def test_kept_ratings_go_on_over_later_games_and_are_left_aside_once_a_game_they
     with sessions.begin() as session:
         tournament = session.scalars(select(Tournament)).one()
         session.execute(delete(KeptRatings))
-        keep_ratings(session, tournament, TournamentDef.model_validate(tournament.config))
+        keep_for_reads(session, tournament, TournamentDef.model_validate(tournament.config))
     with sessions.begin() as session:  # a game the kept ratings rated is gone: every game rated again
         for table in (MoveRow, GameSeat):
             session.execute(delete(table).where(table.game_id == 7))

@@ -451,15 +451,6 @@ def rate(
     return kept_ratings(session, tournament.id, teams, config.rating, since, keep_through)
 
 
-def keep_ratings(session: Session, tournament: Tournament, config: TournamentDef) -> None:
-    """Keep the tournament's ratings after its games up to the first that is not finished yet
-    (in the caller's transaction), for reads to go on from (``kept_ratings``)."""
-    games = GameRow.tournament_id == tournament.id
-    waiting = session.scalar(select(func.min(GameRow.id)).where(games, GameRow.status != "finished"))
-    through = waiting - 1 if waiting is not None else session.scalar(select(func.max(GameRow.id)).where(games)) or 0
-    rate(session, tournament, config, through)
-
-
 def pool_standings(
     session: Session,
     tournament: Tournament,

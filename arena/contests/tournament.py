@@ -23,8 +23,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.contests import roster
 from arena.contests.config import TournamentDef
+from arena.contests.game_sums import keep_for_reads
 from arena.contests.roster import code_changed, resolve_team_bot
-from arena.contests.stages import advancing, expected_games, extra_games, keep_ratings, plan_next, plan_stage
+from arena.contests.stages import advancing, expected_games, extra_games, plan_next, plan_stage
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob, GameRunner, derive_seed
 from arena.core.records import GameRecord
@@ -348,7 +349,7 @@ class TournamentRun:
                                 session, tournament, config, stage, advancing(session, tournament, config, stage - 1)
                             )
                         else:
-                            _keep_ratings(session, tournament_id, config)  # (the ratings of the rounds played)
+                            _keep_for_reads(session, tournament_id, config)  # (the ratings of the rounds played)
                             plan_next(session, tournament, config, stage)
                         progress.total = expected_games(config) + extra_games(session, tournament, config)
                         jobs = self.jobs(session, stage)
@@ -377,7 +378,7 @@ class TournamentRun:
         finally:
             try:
                 with self.sessions.begin() as session:
-                    _keep_ratings(session, tournament_id, config)
+                    _keep_for_reads(session, tournament_id, config)
                     session.execute(
                         update(Tournament)
                         .where(Tournament.id == tournament_id)
@@ -395,12 +396,12 @@ class TournamentRun:
         return progress
 
 
-def _keep_ratings(session: Session, tournament_id: int, config: TournamentDef) -> None:
-    """Keep the ratings of the games played (``keep_ratings``); a failure to is logged, never in
+def _keep_for_reads(session: Session, tournament_id: int, config: TournamentDef) -> None:
+    """Keep the ratings and sums of the games played (``keep_for_reads``); a failure to is logged, never in
     the way of the run or of recording how it ended (reads rate every game then, and say why)."""
     try:  # (no savepoint: on SQLite it would hold a read lock through the keep, and two runs deadlock;
         # what fails, the rating arithmetic, fails before anything is written)
-        keep_ratings(session, get_row(session, Tournament, tournament_id), config)
+        keep_for_reads(session, get_row(session, Tournament, tournament_id), config)
     except ArenaError as error:
         log.warning("could not keep the ratings of tournament %d: %s", tournament_id, error)
 

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.contests.game_sums import SEAT_FIGURES
 from arena.store.models import GameRow, GameSeat
 
 
@@ -48,7 +49,7 @@ class SeatSums:
 
 
 def seat_sums(rows: list[tuple[Any, ...]]) -> list[SeatSums]:
-    """The rows of a tournament's seats summed (``seats_tally``, arena/results/game_sums.py)
+    """The rows of a tournament's seats summed (``seats_tally``, arena/contests/game_sums.py)
     as ``SeatSums``."""
     found = []
     for entry, kept, games, timeouts, moves, think, longest, cpu_total, timed, reported, points in rows:
@@ -77,18 +78,6 @@ def machines(session: Session, tournament_id: int) -> list[tuple[str, str, str, 
     return [(str(node), str(cpu), str(clock), float(scale)) for node, cpu, clock, scale in session.execute(found)]
 
 
-#: the seats' figures the machines table needs, summed over a group of seats of finished games
-#: (games as the first seat, timeouts of those, moves, think time, longest move, CPU time, the
-#: moves of seats with CPU times)
-SEAT_FIGURES = (
-    func.count().filter(GameSeat.seat == 0),
-    func.count().filter((GameSeat.seat == 0) & (GameRow.termination == "timeout")),
-    func.sum(GameSeat.moves),
-    func.sum(GameSeat.think_ms),
-    func.max(GameSeat.longest_ms),
-    func.sum(GameSeat.cpu_ms),
-    func.coalesce(func.sum(GameSeat.moves).filter(GameSeat.cpu_ms.is_not(None)), 0),
-)
 MACHINE = (
     func.coalesce(GameRow.node, "unknown"),
     func.coalesce(GameRow.cpu, ""),

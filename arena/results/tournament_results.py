@@ -22,6 +22,7 @@ from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
 from arena.contests.config import RatingDef, TournamentDef
+from arena.contests.game_sums import GameSums, sum_games
 from arena.contests.rating import RatingHistory, RatingSystem, replay_ratings, system_of
 from arena.contests.stages import (
     StoredGames,
@@ -40,7 +41,6 @@ from arena.errors import ArenaError
 from arena.formats.standings import GameResult, game_points, table
 from arena.results.figures import rating_span
 from arena.results.final_standings import Place, final_standings
-from arena.results.game_sums import GameSums, sum_games
 from arena.results.lookup import tournament_config
 from arena.results.nodestats import NodeLine, SeatSums, node_lines, seat_sums
 from arena.results.tables import (

@@ -15,7 +15,7 @@ from contextlib import closing
 from pathlib import Path
 from urllib.parse import quote
 
-from sqlalchemy import Connection, Engine, MetaData, create_engine, event, insert, inspect, select, update
+from sqlalchemy import Connection, Engine, MetaData, create_engine, delete, event, insert, inspect, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.engine.interfaces import ExceptionContext
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
@@ -29,6 +29,7 @@ from arena.store.models import (
     GameSeat,
     GameVoid,
     KeptRatings,
+    KeptSums,
     MoveRow,
     Pace,
     SchemaVersion,
@@ -163,6 +164,10 @@ def _move_info(connection: Connection) -> None:
     connection.exec_driver_sql("ALTER TABLE moves ADD COLUMN info TEXT")
 
 
+def _kept_sums(connection: Connection) -> None:
+    KeptSums.__table__.create(connection)  # type: ignore[attr-defined]
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "the first schema", lambda connection: None),
     (2, "games voided for an overloaded machine; each move's wait for a CPU", _voids_and_waits),
@@ -179,6 +184,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
         _seat_cpu_and_ratings,
     ),
     (11, "each move: what an engine said of its search (score, depth, nodes)", _move_info),
+    (12, "a tournament's settled games summed, kept as its games are stored", _kept_sums),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -235,6 +241,7 @@ def _upgrade(connection: Connection) -> None:
         if number > version:
             step(connection)
             connection.execute(update(SchemaVersion).values(version=number))
+    connection.execute(delete(KeptSums))  # (a step may change what games hold: their sums are made again)
     if connection.dialect.name == "sqlite":
         broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
         if broken:

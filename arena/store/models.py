@@ -282,6 +282,20 @@ class KeptRatings(Base):
     teams: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
+class KeptSums(Base):
+    """A tournament's settled games summed (every game up to ``through`` finished), kept as its
+    games are stored: the sums a read goes on from over the games stored since
+    (arena/contests/game_sums.py), while its settled games are still ``games`` finished games
+    played again ``replays`` times in all. ``data``: the sums, as JSON."""
+
+    __tablename__ = "kept_sums"
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    through: Mapped[int] = mapped_column(Integer)
+    games: Mapped[int] = mapped_column(Integer)
+    replays: Mapped[int] = mapped_column(Integer)
+    data: Mapped[str] = mapped_column(Text)
+
+
 class SchemaVersion(Base):
     """The schema version this database is at (one row)."""
 

@@ -23,6 +23,7 @@ from arena.store.models import (
     GameSeat,
     GameVoid,
     KeptRatings,
+    KeptSums,
     MoveRow,
     PoolEntry,
     Tournament,
@@ -338,6 +339,7 @@ def delete_tournament(session: Session, name: str) -> Contents | None:
     voids = removed(delete(GameVoid).where(GameVoid.game_id.in_(games)))
     removed(delete(GameSeat).where(GameSeat.game_id.in_(games)))
     removed(delete(KeptRatings).where(KeptRatings.tournament_id == tournament_id))
+    removed(delete(KeptSums).where(KeptSums.tournament_id == tournament_id))
     contents = Contents(
         games=removed(delete(GameRow).where(GameRow.tournament_id == tournament_id)),
         moves=moves,

@@ -5,15 +5,16 @@ some id finished) and on each new game sums only the games after them (``sum_gam
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.contests.stages import alike_tally
+from arena.contests.config import TournamentDef
+from arena.contests.stages import ALIKE, alike_tally, rate
 from arena.contests.tally import Span, Tally, add, least, most, settled_check, settled_through, tallied
-from arena.results.nodestats import SEAT_FIGURES
-from arena.store.models import GameRow, GameSeat, Tournament, not_aborted
+from arena.store.models import GameRow, GameSeat, KeptSums, Tournament, not_aborted
 
 #: the counts' key columns (stage, pool, round, seats, status, termination, no seat to blame)
 #: and figures (games, draws, moves, first id)
@@ -22,6 +23,19 @@ COUNTS = (7, (add, add, add, least))
 #: timeouts of those, moves, think time, longest move, CPU time, timed moves, points reported, points)
 SEATS = (2, (add, add, add, add, most, add, add, add, add))
 NAMES = ("alike", "counts", "seats")
+
+#: the seats' figures the machines table needs, summed over a group of seats of finished games
+#: (games as the first seat, timeouts of those, moves, think time, longest move, CPU time, the
+#: moves of seats with CPU times)
+SEAT_FIGURES = (
+    func.count().filter(GameSeat.seat == 0),
+    func.count().filter((GameSeat.seat == 0) & (GameRow.termination == "timeout")),
+    func.sum(GameSeat.moves),
+    func.sum(GameSeat.think_ms),
+    func.max(GameSeat.longest_ms),
+    func.sum(GameSeat.cpu_ms),
+    func.coalesce(func.sum(GameSeat.moves).filter(GameSeat.cpu_ms.is_not(None)), 0),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,19 +101,45 @@ def sum_games(
     session: Session, tournament: Tournament, kept: GameSums | None = None, *, keep: bool = False
 ) -> tuple[GameSums | None, GameSums]:
     """``tournament``'s games summed: its settled ones (``None`` unless ``keep``: to be kept for
-    the next read) and all of them. With sums ``kept`` from an earlier read whose settled games
-    are unchanged (none deleted or played again since), only the games after those are summed;
-    otherwise every game."""
-    if kept is None and not keep:
-        return None, GameSums(0, None, *(tally(session, tournament, Span(), None)[0] for tally in TALLIES))
-    through = settled_through(session, tournament)
-    if kept is not None:
-        unchanged = kept.check is not None and kept.through <= through
-        if not (unchanged and settled_check(session, tournament, kept.through) == kept.check):
-            kept = None
+    the next read) and all of them. They go on from the sums ``kept`` by an earlier read, else
+    from those kept with the tournament (``keep_for_reads``), over the games after them, if
+    those settled games are unchanged (none deleted or played again since); else every game is
+    summed."""
+    kept = kept or stored_sums(session, tournament)
+    if kept is not None and (kept.check is None or settled_check(session, tournament, kept.through) != kept.check):
+        kept = None
     span = Span(after=kept.through if kept is not None else None)
+    if not keep:
+        found = GameSums(0, None, *(tally(session, tournament, span, None)[0] for tally in TALLIES))
+        return None, found if kept is None else kept.plus(found, kept.through, None)
+    through = settled_through(session, tournament)
     settled_parts, other_parts = zip(*(tally(session, tournament, span, through) for tally in TALLIES), strict=True)
     check = settled_check(session, tournament, through)
     found = GameSums(through, check, *settled_parts)
     settled = kept.plus(found, through, check) if kept is not None else found
     return settled, settled.plus(GameSums(through, None, *other_parts), through, None)
+
+
+def stored_sums(session: Session, tournament: Tournament) -> GameSums | None:
+    """The sums kept with ``tournament`` (``keep_for_reads``), or ``None``."""
+    row = session.get(KeptSums, tournament.id)
+    if row is None:
+        return None
+    data = json.loads(row.data)
+    shapes = {"alike": ALIKE, "counts": COUNTS, "seats": SEATS}
+    tallies = [Tally(*shapes[name]).add(data[name]) for name in NAMES]
+    return GameSums(row.through, (row.games, row.replays), *tallies)
+
+
+def keep_for_reads(session: Session, tournament: Tournament, config: TournamentDef) -> None:
+    """Keep with ``tournament`` (in the caller's transaction) what its reads go on from: its
+    ratings and its sums after its settled games, every game up to the first not finished."""
+    settled, _ = sum_games(session, tournament, keep=True)
+    assert settled is not None and settled.check is not None
+    rate(session, tournament, config, settled.through)
+    row = session.get(KeptSums, tournament.id)
+    if row is None:
+        row = KeptSums(tournament_id=tournament.id)
+        session.add(row)
+    row.through, (row.games, row.replays) = settled.through, settled.check
+    row.data = json.dumps({name: getattr(settled, name).rows() for name in NAMES}, separators=(",", ":"))
