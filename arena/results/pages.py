@@ -34,7 +34,6 @@ from arena.results.figures import (
     number,
     percent,
     rating_chart,
-    rating_span,
     share_colour,
     signed_elo,
     think_histogram,
@@ -268,13 +267,6 @@ def think_chart(found: Results, times: list[float]) -> dict[str, Any]:
     return think_histogram(times, None if move is None else move * 1000)
 
 
-def chart_span(found: Results) -> tuple[float, float]:
-    """The μ ± σ range every team's rating chart shares (from every team's history: worked out
-    once for every team page)."""
-    rating = found.config.rating
-    return rating_span(found.ratings, (rating.mu, rating.sigma))
-
-
 def team_values(
     found: Results,
     team: Team,
@@ -285,7 +277,7 @@ def team_values(
 ) -> dict[str, Any]:
     """A team page's values: ``own``, its games in schedule order (the page lists the latest
     ``TEAM_GAMES``); ``think``, its ``think_chart``; ``history``, its rating after each game;
-    ``span``, the range every team's rating chart shares (``chart_span``)."""
+    ``span``, the range every team's rating chart shares (``history_span``)."""
     config = found.config
     start = (config.rating.mu, config.rating.sigma)
     labels = {

@@ -35,7 +35,6 @@ from arena.results.lookup import find_tournament
 from arena.results.pages import (
     ASSETS,
     TEMPLATES,
-    chart_span,
     crosstable_values,
     environment,
     game_data,
@@ -51,7 +50,7 @@ from arena.results.pages import (
 )
 from arena.results.replay import tournament_game
 from arena.results.tables import GameSummary
-from arena.results.tournament_results import Results, load_moves, load_results
+from arena.results.tournament_results import Results, history_span, load_moves, load_results, team_history
 
 __all__ = ["GamePages", "Written", "team_file", "write_report"]
 
@@ -237,13 +236,13 @@ def write_report(sessions: sessionmaker[Session], name: str | None, folder: Path
         listed = found.games[(number - 1) * GAMES_A_PAGE : number * GAMES_A_PAGE]
         values = games_values(listed, len(listed), pager(number, lists, games_file))
         page("games.html", games_file(number), replay_note=replays.note, **values)
-    span = chart_span(found)
-    with sessions.begin() as session:
+    with sessions.begin() as session:  # (the rating charts from the seats' kept ratings, as served)
+        span = history_span(session, found)
         for team in found.teams:
             own = load_moves(session, found.tournament, [g.id for g in found.games_of(team.name)])
             played = found.games_of(team.name)
             think = think_chart(found, think_times(played, own, team.name)[team.name])
-            values = team_values(found, team, played, think, found.ratings[team.name], span)
+            values = team_values(found, team, played, think, team_history(session, found, team.name), span)
             page("team.html", f"teams/{team_file(team)}", **values)
     _remove_stale(folder / "games", {f"{game_id}.html" for game_id in checked})
     _remove_stale(folder / "teams", {team_file(team) for team in found.teams})
