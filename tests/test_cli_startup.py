@@ -37,7 +37,7 @@ def test_arena_help_imports_nothing_a_command_pays_for_when_it_runs():
     assert [name for name in HEAVY if name in modules] == []
 
 
-@pytest.mark.parametrize("command", ["run", "standings", "leaderboard", "games", "serve", "season", "report"])
+@pytest.mark.parametrize("command", ["run", "standings", "leaderboard", "games", "export", "serve", "season", "report"])
 def test_a_commands_help_imports_none_of_arenas_heavy_parts(command):
     modules = imported(command, "--help")
     assert [name for name in HEAVY if name in modules and name != "pydantic"] == []

@@ -16,6 +16,7 @@ from arena import __version__
 from arena.commands import (
     bots,
     deleting,
+    export,
     gamecheck,
     games,
     leaderboard,
@@ -40,7 +41,22 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-GROUPS = (running, deleting, match, bots, results, leaderboard, games, gamecheck, play, serve, learning, season, submit)
+GROUPS = (
+    running,
+    deleting,
+    match,
+    bots,
+    results,
+    leaderboard,
+    games,
+    export,
+    gamecheck,
+    play,
+    serve,
+    learning,
+    season,
+    submit,
+)
 for group in GROUPS:
     app.add_typer(group.app)
 

@@ -112,6 +112,17 @@ def print_json(data: Any) -> None:
     typer.echo(json_text(data), nl=False)
 
 
+def write_file(path: Path, text: str, option: str) -> None:
+    """Write ``text`` to ``path`` (given by the command's ``option``), or say why it cannot be."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ArenaError(
+            f"cannot write {printable(str(path))!r}: {error.strerror or error}; "
+            f"give {option} a file that can be written"
+        ) from None
+
+
 def print_listing(
     rows: list[dict[str, Any]],
     as_json: bool,

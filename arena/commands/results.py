@@ -22,6 +22,7 @@ from arena.commands.common import (
     out,
     print_listing,
     sessions,
+    write_file,
 )
 from arena.errors import ArenaError
 
@@ -150,13 +151,7 @@ def standings(
             if as_csv and note:
                 err().print(f"[yellow]{escape(printable(note))}[/]", highlight=False)
             return
-        try:
-            into.write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise ArenaError(
-                f"cannot write {printable(str(into))!r}: {error.strerror or error}; "
-                "give --out a file that can be written"
-            ) from None
+        write_file(into, text, "--out")
         wrote = f"Wrote the final standings of {found.tournament.name} ({len(found.standings)} teams) to {into}"
         out().print(escape(printable(wrote)), highlight=False)
         if note:
