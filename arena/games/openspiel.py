@@ -526,9 +526,7 @@ class OpenSpielState(State):
             raise IllegalMoveError(f"{move!r} is illegal in {game.name}: several seats act at once now (play_joint)")
         else:
             raise IllegalMoveError(f"{move!r} is illegal in {game.name}: the game is over")
-        child = self.spiel.clone()
-        child.apply_action(action)
-        return OpenSpielState(game, child, self.ply + 1, move)
+        return OpenSpielState(game, self.spiel.child(action), self.ply + 1, move)
 
     def play_joint(self, moves: Sequence[Move]) -> OpenSpielState:
         spiel = self.spiel
