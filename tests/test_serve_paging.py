@@ -5,8 +5,11 @@ the tournament's stamp once; a team's page reads the moves of its own games only
 from __future__ import annotations
 
 import re
+import sqlite3
+from contextlib import closing
 
 import pytest
+from sqlalchemy import event
 from starlette.testclient import TestClient
 
 import arena.results.pages
@@ -145,6 +148,34 @@ def test_a_served_game_page_checks_the_stamp_once_and_links_to_its_page_of_the_l
     assert '<a href="../games.html?page=2">Games</a>' in page
     before, after = found.games[14].id, found.games[16].id
     assert f'href="{before}.html" rel="prev"' in page and f'href="{after}.html" rel="next"' in page
+
+
+def test_a_page_asked_again_reads_nothing_until_another_process_commits(paged):
+    """SQLite's count of commits tells the server that nothing changed: no page asked again
+    makes the stamp's query over the tournament's games, and a team page asked again (kept
+    rendered) none at all; a commit of another process is seen at once."""
+    url, found = paged
+    app = build(url, play=False)
+    statements: list[str] = []
+    event.listen(app.site.sessions.kw["bind"], "before_cursor_execute", lambda *args: statements.append(args[2]))
+    team = found.teams[2]
+    address = f"/t/1/teams/{team_file(team)}"
+    last = found.games_of(team.name)[-1]
+    with client(app) as web:
+        first = web.get(address).text
+        statements.clear()
+        again = web.get(address).text
+        team_queries = list(statements)
+        assert web.get("/t/1/games/1.html").status_code == 200
+        stamped_again = [s for s in statements if "max(games.finished_at)" in s]  # (the stamp's query)
+        with closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as other, other:
+            winner = 1 - last.winner if last.winner is not None else 0
+            other.execute("UPDATE games SET winner = ?, replays = replays + 1 WHERE id = ?", (winner, last.id))
+        statements.clear()
+        changed = web.get(address).text
+    assert again == first and team_queries == []
+    assert stamped_again == []  # (the game page read its game and neighbours, not the stamp)
+    assert any("max(games.finished_at)" in s for s in statements) and changed != first
 
 
 def test_a_team_page_reads_its_own_games_moves_once(paged, monkeypatch):

@@ -9,6 +9,7 @@ written (locked past ``BUSY_TIMEOUT``, full, read-only) is a ``StoreError`` sayi
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -373,6 +374,25 @@ def close_store(sessions: sessionmaker[Session]) -> None:
     bind = sessions.kw.get("bind")
     if isinstance(bind, Engine):
         bind.dispose()
+
+
+def commits_counter(sessions: sessionmaker[Session]) -> Callable[[], int] | None:
+    """For an SQLite file: a function whose number changes whenever a connection other than its
+    own commits to the database, any process's (SQLite's ``data_version``, read in a few
+    microseconds on a connection kept for it), so that a reader can tell that nothing changed
+    without a query over its tables; ``None`` for another database, or SQLite in memory."""
+    bind = sessions.kw.get("bind")
+    if not isinstance(bind, Engine) or bind.dialect.name != "sqlite" or isinstance(bind.pool, StaticPool):
+        return None
+    connection = bind.raw_connection().driver_connection  # (never returned to the pool: it is the counter's)
+    assert connection is not None
+    lock = threading.Lock()
+
+    def count() -> int:
+        with lock:
+            return int(connection.execute("PRAGMA data_version").fetchone()[0])
+
+    return count
 
 
 def _empty_store() -> sessionmaker[Session]:

@@ -3,12 +3,14 @@ templates and values as the static report (``arena/results/pages.py``), with eac
 kept until its games change.
 
 A tournament's ``stamp`` (its status, its games finished and scheduled, the last finish) is one
-small query; the results (ratings replayed over every game) are loaded again only when the
-stamp moves, so a page is cheap to serve while ``arena run`` writes the database from another
-process, and the live updates are the stamp seen to move. A request checks the stamp once.
-What a page reads beyond the results (the overview's machines, a team's think times) is read
-the first time it is asked for and kept with them; the games list is a page at a time, its
-filters applied by the database.
+query over its games, made only when the database was committed to since the last (SQLite
+counts its commits: with none, a page asked again reads nothing of the tournament's games);
+the results are loaded again only when the stamp moves, and then only the games after the
+settled ones are summed, so a page is cheap to serve while ``arena run`` writes the database
+from another process, and the live updates are the stamp seen to move. A request checks the
+stamp once. What a page reads beyond the results (the overview's machines, a team's page,
+which reads all its games) is made the first time it is asked for and kept with them; the
+games list is a page at a time, its filters applied by the database.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from arena.results.tournament_results import (
     load_results,
     team_history,
 )
+from arena.store.database import commits_counter
 from arena.store.models import Entry, GameRow, GameSeat, MoveRow, Tournament
 from arena.store.seasons import submitted_bots
 
@@ -63,6 +66,8 @@ Stamp = tuple[Any, ...]
 LiveMoves = Callable[[int], list[tuple[int, str, float]] | None]
 #: the games a page of the games list shows
 GAMES_A_PAGE = 200
+#: the team pages kept rendered (each some 100 KB at 2,000 games a team)
+TEAM_PAGES = 32
 #: a stage's or a page's number in an address
 NUMBER = re.compile(r"[0-9]{1,9}")
 
@@ -90,10 +95,9 @@ class Cached:
     #: the tournament's game, or ``None`` and why it cannot be loaded (its module gone or changed)
     game: Game | None = None
     unavailable: str | None = None
-    #: each team's think-time histogram (``think_chart``: its games' moves read), once asked for
-    think: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: each team's rating history (``team_history``), once asked for
-    histories: dict[str, RatingHistory] = field(default_factory=dict)
+    #: the team pages rendered, by file and root (the latest ``TEAM_PAGES``): a page reads all of
+    #: its team's games and their moves, so it is made once a stamp
+    team_pages: dict[tuple[str, str], str] = field(default_factory=dict)
     #: the range the teams' rating charts share (``history_span``), once asked for
     span: tuple[float, float] | None = None
 
@@ -127,6 +131,9 @@ class Site:
         self.env = environment()
         self._cache: dict[int, Cached] = {}
         self._lock = threading.Lock()
+        # the database's count of commits (SQLite's), and each tournament's stamp at a count
+        self._commits = commits_counter(sessions)
+        self._stamps: dict[int, tuple[int | None, Stamp]] = {}
 
     def prepare(self) -> None:
         """Make now what the first pages would make on their first request: every page's
@@ -138,7 +145,19 @@ class Site:
     # -- reading ---------------------------------------------------------------------------
 
     def stamp(self, tournament_id: int) -> Stamp:
-        """What changes whenever the tournament's pages do; ``NotFound`` if there is none."""
+        """What changes whenever the tournament's pages do; ``NotFound`` if there is none. Where
+        the database can tell that nothing was committed since the last stamp (SQLite), that
+        stamp, without a query."""
+        commits = None if self._commits is None else self._commits()
+        known = self._stamps.get(tournament_id)
+        if known is not None and commits is not None and known[0] == commits:
+            return known[1]
+        stamp = self._stamp(tournament_id)
+        self._stamps[tournament_id] = (commits, stamp)
+        return stamp
+
+    def _stamp(self, tournament_id: int) -> Stamp:
+        """The stamp as the database gives it (one query over the tournament's games)."""
         with self.sessions() as session:
             status = session.scalar(select(Tournament.status).where(Tournament.id == tournament_id))
             if status is None:
@@ -190,22 +209,17 @@ class Site:
         self, cached: Cached, team: Team, own: list[GameSummary]
     ) -> tuple[dict[str, Any], RatingHistory, tuple[float, float]]:
         """``team``'s think-time histogram, its rating history and the rating charts' span as
-        of ``cached``, each worked out once for it (the histogram reads the moves of the
-        team's games ``own`` only; the history and span, the ratings kept with their seats)."""
-        with self._lock:
-            found = cached.found
-            with self.sessions() as session:
-                chart = cached.think.get(team.name)
-                if chart is None:
-                    moves = load_moves(session, found.tournament, [g.id for g in own])
-                    times = think_times(own, moves, team.name)[team.name]
-                    chart = cached.think[team.name] = think_chart(found, times)
-                history = cached.histories.get(team.name)
-                if history is None:
-                    history = cached.histories[team.name] = team_history(session, found, team.name)
+        of ``cached`` (the histogram reads the moves of the team's games ``own`` only; the
+        history and span, the ratings kept with their seats; the span once for every team)."""
+        found = cached.found
+        with self.sessions() as session:
+            moves = load_moves(session, found.tournament, [g.id for g in own])
+            chart = think_chart(found, think_times(own, moves, team.name)[team.name])
+            history = team_history(session, found, team.name)
+            with self._lock:
                 if cached.span is None:
                     cached.span = history_span(session, found)
-            return chart, history, cached.span
+        return chart, history, cached.span
 
     def tournaments(self) -> list[dict[str, Any]]:
         """Every tournament, newest first, with its id."""
@@ -308,9 +322,17 @@ class Site:
         team = next((t for t in found.teams if files[t.name] == file), None)
         if team is None:
             raise NotFound(f"there is no team page {file!r} in tournament {found.tournament.name!r}")
-        own = self.summaries(cached, GameRow.id.in_(select(GameSeat.game_id).where(GameSeat.entry_id == team.entry_id)))
-        values = team_values(found, team, own, *self.charts(cached, team, own))
-        return self.page(tournament_id, "team.html", root, cached, **values)
+        made = cached.team_pages.get((file, root))
+        if made is None:
+            seated = select(GameSeat.game_id).where(GameSeat.entry_id == team.entry_id)
+            own = self.summaries(cached, GameRow.id.in_(seated))
+            values = team_values(found, team, own, *self.charts(cached, team, own))
+            made = self.page(tournament_id, "team.html", root, cached, **values)
+            with self._lock:
+                cached.team_pages[file, root] = made
+                while len(cached.team_pages) > TEAM_PAGES:
+                    del cached.team_pages[next(iter(cached.team_pages))]
+        return made
 
     def summary(self, tournament_id: int, game_id: int) -> tuple[GameSummary, tuple[int | None, int | None]]:
         """A game of the tournament, and the games before and after it."""
