@@ -181,7 +181,10 @@ def test_an_error_message_that_looks_like_markup_is_printed_as_it_is(tmp_path):
 def test_register_needs_a_target_or_a_command_but_not_both(cli):
     for args in ([], ["bots.randombot", "--command", "node bot.js"]):
         result = cli("register", *args)
-        assert str(result.exception) == 'give either a bot file or module, or --command "PROGRAM ARGS"'
+        assert str(result.exception) == (
+            'give either a bot file or module, or --command "PROGRAM ARGS", or an engine\'s --uci, --ugi or --gtp '
+            '"PROGRAM ARGS"'
+        )
 
 
 def test_a_parameter_must_be_written_key_equals_value(cli):

@@ -63,8 +63,20 @@ def register(
     target: Annotated[str | None, typer.Argument(help="A bot file (.py) or module (e.g. bots.uct).")] = None,
     name: Annotated[str | None, typer.Option(help="The bot's name (default: from the file or module).")] = None,
     command: Annotated[str | None, typer.Option(help="A bot program in any language speaking the protocol.")] = None,
+    uci: Annotated[str | None, typer.Option(help="An engine speaking UCI: its command (fairy-stockfish).")] = None,
+    ugi: Annotated[str | None, typer.Option(help="An engine speaking UGI: its command.")] = None,
+    gtp: Annotated[str | None, typer.Option(help='An engine speaking GTP: its command ("gnugo --mode gtp").')] = None,
+    variant: Annotated[str | None, typer.Option(help="The variant the engine plays (UCI_Variant).")] = None,
+    variants: Annotated[str | None, typer.Option(help="A variants file of your own (VariantPath).")] = None,
+    option: Annotated[
+        list[str], typer.Option("--option", help="An engine option, NAME=VALUE (setoption; repeatable).")
+    ] = [],  # noqa: B006
+    depth: Annotated[int | None, typer.Option(help="The engine's search depth, sent with every go.")] = None,
+    nodes: Annotated[int | None, typer.Option(help="The engine's nodes a move, sent with every go.")] = None,
     param: Annotated[list[str], typer.Option("--param", "-p", help="A parameter, key=value (repeatable).")] = [],  # noqa: B006
-    game: Annotated[list[str], typer.Option("--game", "-g", help="A game to smoke-test it on (repeatable).")] = [],  # noqa: B006
+    game: Annotated[
+        list[str], typer.Option("--game", "-g", help="A game to smoke-test it on, or openspiel:NAME (repeatable).")
+    ] = [],  # noqa: B006
     interface: Annotated[
         str, typer.Option(help="python (a bot module) or course2019 (a 2019 course file).")
     ] = "python",
@@ -87,23 +99,31 @@ def register(
     ] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Register a bot after a smoke game against a random bot."""
+    """Register a bot, or an engine (--uci, --ugi, --gtp and its settings, as a tournament file
+    declares it), after a smoke game against a random bot."""
     from arena.commands.smoke import SmokeDisplay
     from arena.contests.registration import Smoke, register_bot
 
-    if (target is None) == (command is None):
-        raise ArenaError('give either a bot file or module, or --command "PROGRAM ARGS"')
+    lines = {"command": command, "uci": uci, "ugi": ugi, "gtp": gtp}
+    programs = {kind: line for kind, line in lines.items() if line is not None}
+    if len(programs) + (target is not None) != 1:
+        raise ArenaError(
+            'give either a bot file or module, or --command "PROGRAM ARGS", or an engine\'s --uci, --ugi or --gtp '
+            '"PROGRAM ARGS"'
+        )
     if interface not in ("python", "course2019"):
         raise ArenaError(f"--interface must be python or course2019, not {interface!r}")
     if no_smoke and smoke_moves is not None:
         raise ArenaError("--no-smoke plays no game, so --smoke-moves has none to stop; give one or the other")
-    kind = "command" if command is not None else ("course2019" if interface == "course2019" else "python")
+    kind = next(iter(programs), "course2019" if interface == "course2019" else "python")
+    options = parse_params(option, "--option", "Threads=1") or None
+    settings = {"variant": variant, "variants": variants, "options": options, "depth": depth, "nodes": nodes}
     check_text("the current folder", str(Path.cwd()))  # the folder the bot is declared from, stored with it
     registration = register_bot(
         sessions(db),
         name=name,
         kind=kind,
-        target=command or target or "",
+        target=programs.get(kind, target) or "",
         params=parse_params(param),
         games=game,
         python=python,
@@ -111,6 +131,7 @@ def register(
         smoke=Smoke(move_time=move_time, moves=smoke_moves, seat=seat, play=not no_smoke),
         progress=SmokeDisplay(),
         starting=warn_if_root,
+        settings={key: value for key, value in settings.items() if value is not None},
     )
     row = registration.bot
     console = out()

@@ -34,10 +34,15 @@ TokenFile = Annotated[
     typer.Option(help="A file whose first line is the team's token: it stays off the command line."),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
-#: a game: arena's or an installed one by name, or a user's by its ``.py`` file (``chosen_game``)
+#: a game: arena's or an installed one by name, OpenSpiel's by its game string, or a user's by its
+#: ``.py`` file (``chosen_game``)
 GameName = Annotated[
     str,
-    typer.Option("--game", "-g", help="The game: tictactoe, uttt, xtreme, othello, an installed one, or a .py file."),
+    typer.Option(
+        "--game",
+        "-g",
+        help="The game: tictactoe, uttt, xtreme, othello, an installed one, openspiel:NAME, or a .py file.",
+    ),
 ]
 GameParams = Annotated[
     list[str] | None,
@@ -145,9 +150,10 @@ def print_listing(
 
 
 def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
-    """The game of ``--game`` (a name, or a user's game by its file, resolved from the current
-    folder) with its ``--param NAME=VALUE`` parameters (each value read as YAML: ``6``, ``true``,
-    ``text``); ``ArenaError`` saying what is wrong."""
+    """The game of ``--game`` (a name; OpenSpiel's game string after ``openspiel:``, as a
+    tournament file's ``game: {openspiel: ...}``; or a user's game by its file, resolved from the
+    current folder) with its ``--param NAME=VALUE`` parameters (each value read as YAML: ``6``,
+    ``true``, ``text``); ``ArenaError`` saying what is wrong."""
     import yaml
     from pydantic import ValidationError
 
@@ -164,6 +170,8 @@ def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
         except yaml.YAMLError:
             values[key.strip()] = value
     try:
+        if game.startswith("openspiel:"):  # one of OpenSpiel's games, by its game string
+            return GameDef(openspiel=game.removeprefix("openspiel:"), params=values)
         if is_path(game):
             return GameDef(module=str(Path(game).resolve()), params=values)
         return GameDef(name=game, params=values)
@@ -211,9 +219,10 @@ def warn_if_root() -> None:
         err().print(ROOT_WARNING, markup=False, highlight=False, soft_wrap=True)
 
 
-def parse_params(items: list[str]) -> dict[str, Any]:
-    """``key=value`` options as a dict; values are read as YAML (1, 0.5, true, text, [1, 2]),
-    within the tournament file's bounds (``yamlfile.load_yaml``); text that is not YAML stays text."""
+def parse_params(items: list[str], option: str = "--param", example: str = "c=1.4") -> dict[str, Any]:
+    """``key=value`` options (``option``, its use shown by ``example`` in a message) as a dict;
+    values are read as YAML (1, 0.5, true, text, [1, 2]), within the tournament file's bounds
+    (``yamlfile.load_yaml``); text that is not YAML stays text."""
     from arena.contests.config import not_plain
     from arena.contests.yamlfile import load_yaml
     from arena.errors import ConfigError
@@ -222,9 +231,9 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise ArenaError(f"--param {item!r}: write key=value, e.g. --param c=1.4")
+            raise ArenaError(f"{option} {item!r}: write key=value, e.g. {option} {example}")
         try:
-            read = clean_data(load_yaml(value, f"--param {key.strip()!r}")) if value.strip() else ""
+            read = clean_data(load_yaml(value, f"{option} {key.strip()!r}")) if value.strip() else ""
         except ConfigError as error:
             if "not valid YAML" not in str(error):
                 raise
@@ -232,7 +241,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
         found = not_plain(read)
         if found:
             raise ArenaError(
-                f"--param {item!r}: a value is text, a number, true/false, null, a list or a mapping; not {found}"
+                f"{option} {item!r}: a value is text, a number, true/false, null, a list or a mapping; not {found}"
             )
         params[clean_data(key.strip())] = read
     return params

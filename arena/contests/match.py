@@ -27,12 +27,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.contests import roster
 from arena.contests.config import BotDef, GameDef, TimeDef, TournamentDef
+from arena.contests.preflight import engine_problem
 from arena.contests.tournament import pending_jobs, play_and_store
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob, GameRunner, derive_seed
 from arena.core.records import GameRecord
+from arena.entrants.kinds import ENGINES
 from arena.errors import ArenaError
 from arena.formats.stagedef import StageDef
+from arena.games import get_game_from_spec
 from arena.runners.pace import with_paces
 from arena.stats.matchstats import MatchStats, pair_stats
 from arena.stats.sprt import PENTANOMIAL, SprtSettings, SprtState
@@ -192,7 +195,8 @@ class Duel:
 
     def prepare(self) -> Tournament:
         """Store the match as a new tournament with every game planned, and give its bots
-        their paces (arena/runners/pace.py); ``DuelError`` if a tournament of its name exists."""
+        their paces (arena/runners/pace.py); ``DuelError`` if a tournament of its name exists,
+        or an engine cannot play the game (its program missing, or no notation for it)."""
         tournament, code_hashes = self._store()
         config = self.config
         self.specs, _paced = with_paces(
@@ -221,11 +225,16 @@ class Duel:
                 started_at=time.time(),
             )
             entries = []
+            game = get_game_from_spec(config.game.spec())
             for team, ref in config.team_bots().items():
                 bot = roster.resolve_team_bot(session, config, team, ref, self.base)
+                spec = roster.spec(bot, team, config.limits)
+                problem = engine_problem(spec, game, self.base) if spec.kind in ENGINES else None
+                if problem is not None:
+                    raise DuelError(f"bot {team!r}: {problem}")
                 entry = add_entry(session, tournament.id, team, bot.id)
                 entries.append(entry)
-                self.specs[entry.id] = roster.spec(bot, team, config.limits)
+                self.specs[entry.id] = spec
                 code_hashes[entry.id] = bot.code_hash
             first, second = entries
             self.teams = (first.team, second.team)

@@ -1,10 +1,12 @@
 """Registering a bot: describe it, smoke-test it against a random bot (all of a game, its first
-moves, or none), store its version."""
+moves, or none), store its version. An engine (UCI, UGI, GTP) is registered as a tournament
+file declares it, its settings as its fields, and checked by its smoke game, played over its
+protocol."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from arena.contests import roster
 from arena.contests.config import BotDef
+from arena.contests.preflight import engine_problem
 from arena.contests.roster import bot_fields, latest_version, same_version
 from arena.core import protocol
 from arena.core.botspec import BotSpec
@@ -20,15 +23,17 @@ from arena.core.gameloop import Watcher, play_game
 from arena.core.job import derive_seed
 from arena.core.records import BotFault, MoveRecord, Overloaded, Termination
 from arena.core.timing import Limit, TimeControl
-from arena.entrants.kinds import BotKindError
+from arena.entrants.kinds import ENGINES, BotKindError, kind_of
 from arena.errors import ArenaError
-from arena.games import GAMES, State, get_game
+from arena.games import GAMES, Game, State, get_game
 from arena.host.loader import is_path
 from arena.runners.worker import GameWorker
 from arena.sandbox.interpreter import check_interpreter
 from arena.store.models import Bot
 
 RANDOM = BotSpec("random", "python", "bots.randombot")
+#: the game of the smoke game of a bot that does not say what it plays
+DEFAULT_GAME = "tictactoe"
 #: seconds a bot has to be ready for its smoke game (and to say what it is)
 STARTUP = 20.0
 
@@ -122,22 +127,37 @@ class _Watch(Watcher):
         return state.is_terminal or self.limit is None or self.moves < self.limit
 
 
-def smoke_seat(game_name: str, seat: str) -> int:
-    """The seat (0 or 1) ``seat`` names in ``game_name``; ``RegistrationError`` if none."""
+def smoke_game_of(text: str) -> Game:
+    """The game ``--game`` names for a smoke game: one of arena's, or OpenSpiel's by its game
+    string after ``openspiel:`` (a tournament file's ``game: {openspiel: ...}``, for an engine of
+    Connect Four or Go); ``RegistrationError`` if there is none."""
+    if text.startswith("openspiel:"):
+        from arena.games.openspiel import openspiel_game
+
+        return openspiel_game(text.removeprefix("openspiel:"))
+    if text not in GAMES:
+        raise RegistrationError(
+            f"unknown game {text!r}; the games are: {', '.join(GAMES)}, and OpenSpiel's as openspiel:NAME"
+        )
+    return get_game(text)
+
+
+def smoke_seat(game: Game, seat: str) -> int:
+    """The seat (0 or 1) ``seat`` names in ``game``; ``RegistrationError`` if none."""
     try:
-        return get_game(game_name).seat_of(seat)
+        return game.seat_of(seat)
     except ValueError as error:
         raise RegistrationError(f"--as: {error}") from None
 
 
 def smoke_game(
-    worker: GameWorker, spec: BotSpec, game_name: str, smoke: Smoke, progress: SmokeProgress | None = None
+    worker: GameWorker, spec: BotSpec, game: Game, smoke: Smoke, progress: SmokeProgress | None = None
 ) -> SmokeResult:
-    """One game against the random bot as ``smoke`` says; ``RegistrationError`` if the bot
-    faults in it, saying which option to change when it ran out of time."""
+    """One game of ``game`` against the random bot as ``smoke`` says; ``RegistrationError`` if
+    the bot faults in it, saying which option to change when it ran out of time."""
     progress = progress or SmokeProgress()
-    game = get_game(game_name)
-    seat = smoke_seat(game_name, smoke.seat)
+    game_name = game.name
+    seat = smoke_seat(game, smoke.seat)
     bot, random = worker.player(spec), worker.player(RANDOM)
     players = (bot, random) if seat == 0 else (random, bot)
     watch = _Watch(seat, smoke.moves, progress)
@@ -156,7 +176,7 @@ def smoke_game(
         who = "the bot" if record.offender == seat else "the random opponent"
         tail = _own_lines(record.stderr[record.offender])[-8:]
         timed_out = record.offender == seat and record.termination is Termination.TIMEOUT
-        hint = _timeout_hint(smoke, watch.moves, record.detail or "") if timed_out else ""
+        hint = _timeout_hint(smoke, watch.moves, record.detail or "", spec.kind) if timed_out else ""
         raise RegistrationError(
             f"{where}: {who} forfeited ({record.termination.value}) after {len(record.moves)} moves: "
             f"{record.detail}{hint}" + ("\n  stderr:\n    " + "\n    ".join(tail) if tail else "")
@@ -164,15 +184,21 @@ def smoke_game(
     return SmokeResult(game_name, game.SEATS[seat], watch.moves, record.termination is not Termination.ABORTED)
 
 
-def _timeout_hint(smoke: Smoke, played: int, detail: str) -> str:
-    """For a bot that ran out of time in its smoke game: the options that let it register."""
+def _timeout_hint(smoke: Smoke, played: int, detail: str, kind: str) -> str:
+    """For a bot of ``kind`` that ran out of time in its smoke game: the options that let it
+    register (``--no-smoke`` only for a bot that describes itself)."""
+    describes = kind_of(kind).answers_describe
     if "during startup" in detail:
-        return f"; it was not ready within {STARTUP:g} s: register it without a game with --no-smoke"
+        if kind in ENGINES:
+            return f"; it did not finish the {kind.upper()} handshake: does it speak {kind.upper()}?"
+        return f"; it was not ready within {STARTUP:g} s" + (
+            ": register it without a game with --no-smoke" if describes else ""
+        )
     hint = f"; give it more time a move with --move-time (now {smoke.move_time:g} s)"
     if played:
         moves = "move" if played == 1 else "moves"
         hint += f", stop the smoke game after the {played} {moves} it made in time with --smoke-moves {played}"
-    return hint + ", or register it without a game with --no-smoke"
+    return hint + (", or register it without a game with --no-smoke" if describes else "")
 
 
 @dataclass(frozen=True)
@@ -199,63 +225,69 @@ def register_bot(
     smoke: Smoke | None = None,
     progress: SmokeProgress | None = None,
     starting: Callable[[], None] = lambda: None,
+    settings: Mapping[str, Any] | None = None,
 ) -> Registration:
-    """Check and store a bot: it is loaded and asked what it is, then plays a smoke game of
-    each game as ``smoke`` says (``progress`` is told how they go). ``starting`` is called once
-    the checks that start nothing have passed, just before the bot is first started."""
-    from pydantic import ValidationError
-
+    """Check and store a bot: it is loaded and asked what it is (an engine or a command bot is
+    not: it speaks another protocol), then plays a smoke game of each game (``smoke_game_of``)
+    as ``smoke`` says (``progress`` is told how they go). ``settings`` are an engine's (its
+    variant, options, ...: docs/engines.md), checked as a tournament file's fields. ``starting``
+    is called once the checks that start nothing have passed, just before the bot is first
+    started."""
     from arena.core.text import name_problem
     from arena.entrants.kinds import check_command
 
     smoke = smoke or Smoke()
-    if kind == "command":
+    describes = kind_of(kind).answers_describe
+    if kind_of(kind).program:
         try:
             check_command(target)
         except ValueError as error:
-            raise RegistrationError(f"--command: {error}") from None
-        if not smoke.play:
-            raise RegistrationError(
-                "--no-smoke: a command bot is checked by its smoke game alone (it need not answer "
-                "describe); register it with a short one instead, e.g. --smoke-moves 1"
-            )
-    for game in games:
-        if game not in GAMES:
-            raise RegistrationError(f"unknown game {game!r}; the games are: {', '.join(GAMES)}")
+            raise RegistrationError(f"--{kind}: {error}") from None
+    if not describes and not smoke.play:
+        who = "an engine" if kind in ENGINES else "a command bot"
+        raise RegistrationError(
+            f"--no-smoke: {who} is checked by its smoke game alone (it need not answer "
+            "describe); register it with a short one instead, e.g. --smoke-moves 1"
+        )
+    if not games and not describes:  # (a bot that describes itself says what it plays)
+        games = [DEFAULT_GAME]
+    chosen = [smoke_game_of(text) for text in games]
+    for game in chosen:
         smoke_seat(game, smoke.seat)
-    try:
-        fields = bot_fields(BotDef.of(kind, target, params, python), base)
-    except ValidationError as error:
-        raise RegistrationError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
-    except BotKindError as error:
-        raise RegistrationError(str(error)) from None
+    fields = _fields(kind, target, params, settings or {}, python, base)
     if fields["python"] is not None:
         check_interpreter(fields["python"])
     name = name or _default_name(kind, fields["target"])
     problem = name_problem(name)
     if problem:
         raise RegistrationError(f"the bot name {name!r} will not do: {problem}; choose another with --name")
+    spec = roster.spec(Bot(name=name, version=0, **fields), name)
+    if kind in ENGINES:  # its program, and a notation for each game (it is not asked what it plays)
+        for game in chosen:
+            problem = engine_problem(spec, game, base)
+            if problem:
+                raise RegistrationError(f"--{kind}: {problem}")
     description, claimed = "", None
     results: list[SmokeResult] = []
     starting()
     with GameWorker() as worker:
-        spec = roster.spec(Bot(name=name, version=0, **fields), name)
-        if kind != "command":
+        if describes:
             info = describe(worker, spec)
             description, claimed = info.get("description", ""), info.get("games") or None
-        if not games:
-            games = [claimed[0]] if claimed else ["tictactoe"]
-        for game in games:
-            if claimed and game not in claimed:
-                raise RegistrationError(f"bot {name!r} does not play {game!r}; it plays {', '.join(claimed)}")
+        if not chosen:
+            chosen = [get_game(claimed[0] if claimed else DEFAULT_GAME)]
+        for game in chosen:
+            if claimed and game.name not in claimed:
+                raise RegistrationError(f"bot {name!r} does not play {game.name!r}; it plays {', '.join(claimed)}")
             smoke_seat(game, smoke.seat)
         if smoke.play:
-            results = [smoke_game(worker, spec, game, smoke, progress) for game in games]
+            results = [smoke_game(worker, spec, game, smoke, progress) for game in chosen]
+    games = claimed or [game.name for game in chosen]
     with sessions.begin() as session:
         latest = latest_version(session, name)
         if latest is not None and same_version(latest, fields):
             latest.registered = True
-            latest.games = sorted(set(latest.games or []) | set(claimed or games))
+            latest.games = sorted(set(latest.games or []) | set(games))
             latest.description = latest.description or description
             row, status = latest, "unchanged"
         else:
@@ -263,7 +295,7 @@ def register_bot(
                 name=name,
                 version=latest.version + 1 if latest else 1,
                 description=description,
-                games=claimed or games,
+                games=games,
                 registered=True,
                 **fields,
             )
@@ -280,13 +312,31 @@ def register_bot(
     return Registration(stored, status, results)
 
 
+def _fields(
+    kind: str, target: str, params: dict[str, Any], settings: Mapping[str, Any], python: str | None, base: Path
+) -> dict[str, Any]:
+    """The stored fields of the bot (``roster.bot_fields``) declared as a tournament file would
+    declare it, an engine's ``settings`` as its fields; ``RegistrationError`` saying what is wrong."""
+    from pydantic import ValidationError
+
+    try:
+        definition = BotDef.of(kind, target, params, python)
+        if settings:
+            definition = BotDef.model_validate({**definition.model_dump(), **settings})
+        return bot_fields(definition, base)
+    except ValidationError as error:
+        raise RegistrationError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    except BotKindError as error:
+        raise RegistrationError(str(error)) from None
+
+
 def _own_lines(stderr: str) -> list[str]:
     """A bot's stderr lines without the sandbox's report of what it enforced."""
     return [line for line in stderr.strip().splitlines() if not line.startswith("arena sandbox:")]
 
 
 def _default_name(kind: str, target: str) -> str:
-    if kind == "command":
+    if kind_of(kind).program:
         return os.path.basename(target.split()[0]) if target.split() else "bot"
     if is_path(target):
         return Path(target).stem
