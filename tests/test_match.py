@@ -214,3 +214,51 @@ def test_a_drained_runner_finishes_the_games_under_way_and_starts_no_more():
         runner.drain()
     # the worker was given game 2 as game 1's record came back, before the drain: it finishes
     assert played == [1, 2]
+
+
+class Scripted:
+    """A runner whose games end as ``results`` says, by game number (0, 1, ...): the first
+    seat's win (``0``), the second's (``1``), a draw (``None``) or ``"aborted"``, left
+    unfinished by the harness; no bot is started."""
+
+    def __init__(self, results: list[int | str | None]) -> None:
+        self.results = results
+
+    def run(self, jobs):
+        from arena.core.records import GameRecord, Termination
+
+        for number, game in enumerate(sorted(jobs, key=lambda j: j.game_id)):
+            result = self.results[number]
+            if result == "aborted":
+                yield GameRecord(game.game_id, termination=Termination.ABORTED, detail="the harness failed")
+            else:
+                yield GameRecord(game.game_id, winner=result)
+
+    def drain(self) -> None:
+        pass
+
+
+def test_a_game_left_unfinished_counts_for_nothing_and_its_pair_is_not_counted(tmp_path):
+    """A game the harness could not finish has no result: not a draw in the score or the test,
+    and its pair is left out whole; it stays stored, unrated, with why."""
+    from arena.contests.config import BotDef, GameDef, TimeDef
+    from arena.contests.match import Duel, match_config
+    from arena.store.database import open_store
+
+    url = f"sqlite:///{tmp_path / 'm.sqlite3'}"
+    config = match_config(
+        "m",
+        GameDef(name="tictactoe"),
+        (("a", BotDef(module="bots.randombot")), ("b", BotDef(module="bots.rules"))),
+        6,
+        TimeDef(move=1),
+    )
+    duel = Duel(config, None, open_store(url), tmp_path)
+    duel.prepare()
+    # pair 1: a wins both; pair 2: one game aborted (its other game a draw); pair 3: b wins as first seat, a as second
+    score = duel.run(Scripted([0, 1, None, "aborted", 1, 1]))
+    assert (score.pairs, score.games, score.wins, score.draws, score.losses) == (2, 4, 3, 0, 1)
+    with sqlite3.connect(tmp_path / "m.sqlite3") as db:
+        kept = db.execute("SELECT number, termination, detail FROM games ORDER BY number").fetchall()
+    assert [(n, t) for n, t, _ in kept] == [(0, "normal"), (1, "normal"), (3, "aborted"), (4, "normal"), (5, "normal")]
+    assert kept[2][2] == "the harness failed"

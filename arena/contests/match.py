@@ -31,7 +31,7 @@ from arena.contests.preflight import engine_problem
 from arena.contests.tournament import pending_jobs, play_and_store
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob, GameRunner, derive_seed
-from arena.core.records import GameRecord
+from arena.core.records import GameRecord, Termination
 from arena.entrants.kinds import ENGINES
 from arena.errors import ArenaError
 from arena.formats.stagedef import StageDef
@@ -51,6 +51,7 @@ from arena.store.models import (
     Tournament,
     count,
     get_row,
+    not_aborted,
 )
 from arena.store.writes import PlannedGame, add_entry, add_games, add_pool, add_tournament
 
@@ -265,6 +266,7 @@ class Duel:
         score = DuelScore(test=None if self.settings is None else self.settings.start(PENTANOMIAL))
         started = time.monotonic()
         halves: dict[int, dict[int, float]] = {}  # pair -> game number in the pair -> first bot's score
+        spoiled: set[int] = set()  # the pairs with a game left unfinished
         pair_of: dict[int, tuple[int, int]] = {}
         with self.sessions.begin() as session:
             for g in session.scalars(select(GameRow).where(GameRow.tournament_id == self.tournament_id)):
@@ -280,6 +282,10 @@ class Duel:
             )
             for record in played:
                 pair, turn = pair_of[record.game_id]
+                if record.termination is Termination.ABORTED or pair in spoiled:
+                    spoiled.add(pair)  # a game left unfinished has no result: its pair is not counted
+                    halves.pop(pair, None)
+                    continue
                 halves.setdefault(pair, {})[turn] = first_score(record, turn)
                 if len(halves[pair]) == 2:
                     done = halves.pop(pair)
@@ -294,14 +300,15 @@ class Duel:
 
     def finish(self, seconds: float) -> None:
         """Store the match as it was counted: its unplayed games removed, and the lone finished
-        game of a pair whose other game was not played (a game under way when the test decided,
-        or when the match was stopped: the match counts pairs only); its stage's games set to the
-        games kept, finished; with no game played, nothing of it is kept."""
+        game of a pair whose other game was not played or was left unfinished (a game under way
+        when the test decided, or when the match was stopped; one the harness could not finish,
+        which stays stored, unrated, with why: the match counts pairs only); its stage's games
+        set to the games kept, finished; with no game played, nothing of it is kept."""
         with self.sessions.begin() as session:
             tournament = get_row(session, Tournament, self.tournament_id or 0)
             finished = session.execute(
                 select(GameRow.id, GameRow.round).where(
-                    GameRow.tournament_id == tournament.id, GameRow.status == "finished"
+                    GameRow.tournament_id == tournament.id, GameRow.status == "finished", not_aborted()
                 )
             ).all()
             rounds = Counter(pair for _, pair in finished)
@@ -332,7 +339,8 @@ class Duel:
 
 def first_score(record: GameRecord, turn: int) -> float:
     """The first bot's score in a game of a pair: it has seat 0 in the pair's first game
-    (``turn`` 0) and seat 1 in its second; a draw is half a point, a forfeit a loss."""
+    (``turn`` 0) and seat 1 in its second; a draw is half a point, a forfeit a loss (a game
+    left unfinished has none: it is not counted)."""
     if record.winner is None:
         return 0.5
     return 1.0 if record.winner == turn else 0.0
