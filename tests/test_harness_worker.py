@@ -170,3 +170,27 @@ def test_each_game_keeps_only_its_own_stderr(pool):
     assert "chatty print 6.99" in first.stderr[0]
     assert "chatty print 6.99" not in second.stderr[1]
     assert second.stderr[1].endswith("chatty print 5.99 {not json\nchatty fd write 5.99\n")
+
+
+def test_a_forked_worker_reads_its_own_wait_for_a_cpu_not_its_parents():
+    """The harness's own wait for a CPU is read from the thread that reads it; a process forked
+    after its parent read its own reads the child's, from a descriptor of its own."""
+    import os
+
+    procfs.harness_waited()  # the parent's reading, kept open
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # (the child reports where its reading points, then leaves at once)
+        try:
+            procfs.harness_waited()
+            own = procfs._own
+            target = os.readlink(f"/proc/self/fd/{own.fd}") if own is not None and own.fd is not None else ""
+            os.write(write, f"{os.getpid()} {target}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    reported = os.read(read, 4096).decode()
+    os.close(read)
+    os.waitpid(child, 0)
+    pid, target = reported.split(" ", 1)
+    assert int(pid) == child and target.startswith(f"/proc/{child}/task/") and target.endswith("/schedstat")

@@ -311,6 +311,9 @@ class BotProcess:
     def _receive(self, limit: Limit | None, mark: Mark) -> bytes:
         buffer = self._buffer
         check = None if limit is None else mark[0] + limit.first_check(self._cpus)
+        # whether the last look at its pipes found its stderr empty: what a bot writes to it
+        # before its reply is there by the time the reply is, so then there is nothing to take
+        quiet = False
         while True:
             end = buffer.find(b"\n")
             if end > protocol.MAX_LINE or (end < 0 and len(buffer) > protocol.MAX_LINE):
@@ -318,7 +321,8 @@ class BotProcess:
             if end >= 0:
                 line = bytes(buffer[:end])
                 del buffer[: end + 1]
-                self.stderr.drain()  # what it wrote before answering belongs to this move
+                if not quiet:
+                    self.stderr.drain()  # what it wrote before answering belongs to this move
                 return line
             if check is None or limit is None:
                 wait = -1
@@ -331,7 +335,9 @@ class BotProcess:
                         self.kill()
                         raise
                 wait = max(1, int((check - now) * 1000 + 0.999))
-            for fd, _ in self._poll.poll(wait):
+            ready = self._poll.poll(wait)
+            quiet = all(fd != self._err for fd, _ in ready)
+            for fd, _ in ready:
                 if fd == self._err:
                     self.stderr.drain()
                     if self.stderr.closed:

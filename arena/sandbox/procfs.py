@@ -143,16 +143,27 @@ class Schedstat:
             self.fd = None
 
 
-_own: tuple[int, Schedstat] | None = None
+_own: Schedstat | None = None
 
 
 def harness_waited() -> float:
     """Seconds this thread of the harness waited for a CPU so far (its own reading per process:
-    a forked worker must not read its parent's)."""
+    a forked worker must not read its parent's, which ``_forget_own`` closes in the child)."""
     global _own
-    if _own is None or _own[0] != os.getpid():
-        _own = (os.getpid(), Schedstat("/proc/thread-self/schedstat"))
-    return _own[1].waited()
+    if _own is None:
+        _own = Schedstat("/proc/thread-self/schedstat")
+    return _own.waited()
+
+
+def _forget_own() -> None:
+    """In a child just forked: the parent's reading is not its own (no look at the pid a read)."""
+    global _own
+    if _own is not None:
+        _own.close()
+        _own = None
+
+
+os.register_at_fork(after_in_child=_forget_own)
 
 
 def stat_cpu(pid: int, children: bool = False) -> float:
