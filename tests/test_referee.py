@@ -356,3 +356,23 @@ def test_a_tournament_whose_referee_crashes_at_its_start_is_refused_storing_noth
     assert run.returncode != 0
     assert "referee 'python kuhn.py --fail crash --when start', asked info: closed its output" in run.stderr
     assert not (tmp_path / "a.db").exists() or stored(tmp_path / "a.db") == []
+
+
+def test_a_person_plays_a_referees_game_in_the_terminal_and_a_match_is_played_on_it(tmp_path):
+    """``command:REFEREE`` names a referee's game wherever a command takes a game: ``arena
+    play`` (its die rolled between the turns) and ``arena match``."""
+    shutil.copy(PIG / "pig.js", tmp_path / "pig.js")
+    game = "command:node pig.js --target 20"
+    url = f"sqlite:///{tmp_path / 'p.db'}"
+    turns = "roll\nhold\n" * 40  # more than a game of target 20 can last
+    played = arena("play", game, "--bot", "bots.randombot", "--db", url, cwd=tmp_path, input=turns)
+    assert played.returncode == 0, played.stderr
+    assert "You play p1 (first) against bots.randombot" in played.stdout and "Game over: " in played.stdout
+    assert [(status, termination) for _, status, termination, _, _ in stored(tmp_path / "p.db")] == [
+        ("finished", "normal")
+    ]
+    match = arena(
+        "match", "bots.randombot", "bots.randombot", "--game", game, "--games", "2", "--db", url, cwd=tmp_path
+    )
+    assert match.returncode == 0, match.stderr
+    assert "Played 2 games: randombot" in match.stdout

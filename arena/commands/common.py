@@ -34,14 +34,15 @@ TokenFile = Annotated[
     typer.Option(help="A file whose first line is the team's token: it stays off the command line."),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
-#: a game: arena's or an installed one by name, OpenSpiel's by its game string, or a user's by its
-#: ``.py`` file (``chosen_game``)
+#: a game: arena's or an installed one by name, OpenSpiel's by its game string, a referee's by its
+#: command, or a user's by its ``.py`` file (``chosen_game``)
 GameName = Annotated[
     str,
     typer.Option(
         "--game",
         "-g",
-        help="The game: tictactoe, uttt, xtreme, othello, an installed one, openspiel:NAME, or a .py file.",
+        help="The game: tictactoe, uttt, xtreme, othello, an installed one, openspiel:NAME, command:REFEREE, "
+        "or a .py file.",
     ),
 ]
 GameParams = Annotated[
@@ -151,9 +152,10 @@ def print_listing(
 
 def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
     """The game of ``--game`` (a name; OpenSpiel's game string after ``openspiel:``, as a
-    tournament file's ``game: {openspiel: ...}``; or a user's game by its file, resolved from the
-    current folder) with its ``--param NAME=VALUE`` parameters (each value read as YAML: ``6``,
-    ``true``, ``text``); ``ArenaError`` saying what is wrong."""
+    tournament file's ``game: {openspiel: ...}``; a referee program's command after ``command:``,
+    as ``game: {command: ...}``; or a user's game by its file; files resolved from the current
+    folder) with its ``--param NAME=VALUE`` parameters (each value read as YAML: ``6``, ``true``,
+    ``text``); ``ArenaError`` saying what is wrong."""
     import yaml
     from pydantic import ValidationError
 
@@ -172,6 +174,8 @@ def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
     try:
         if game.startswith("openspiel:"):  # one of OpenSpiel's games, by its game string
             return GameDef(openspiel=game.removeprefix("openspiel:"), params=values)
+        if game.startswith("command:"):  # a referee program (docs/referee.md)
+            return GameDef(command=game.removeprefix("command:"), params=values)
         if is_path(game):
             return GameDef(module=str(Path(game).resolve()), params=values)
         return GameDef(name=game, params=values)

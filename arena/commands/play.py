@@ -9,7 +9,16 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.commands.common import DEFAULT_DB, MAX_MOVE_TIME, Db, out, parse_params, sessions, warn_if_root
+from arena.commands.common import (
+    DEFAULT_DB,
+    MAX_MOVE_TIME,
+    Db,
+    chosen_game,
+    out,
+    parse_params,
+    sessions,
+    warn_if_root,
+)
 from arena.core.text import printable
 from arena.errors import ArenaError
 
@@ -19,10 +28,15 @@ app = typer.Typer()
 @app.command()
 def play(
     game: Annotated[
-        str, typer.Argument(help="The game: tictactoe, uttt, xtreme, othello, a .py file, or openspiel:NAME.")
+        str,
+        typer.Argument(
+            help="The game: tictactoe, uttt, xtreme, othello, a .py file, openspiel:NAME or command:REFEREE."
+        ),
     ],
     bot: Annotated[str, typer.Option("--bot", "-b", help="A registered bot, a module (bots.uct) or a .py file.")],
-    seat: Annotated[str, typer.Option("--as", help="Your seat: x (first), o (second), first or second.")] = "x",
+    seat: Annotated[
+        str, typer.Option("--as", help="Your seat: first or second, or the game's name of it (x, o, black, ...).")
+    ] = "first",
     move_time: Annotated[
         float | None,
         typer.Option(min=0.01, max=MAX_MOVE_TIME, help="The bot's seconds a move (default 2, none with --bank)."),
@@ -44,16 +58,9 @@ def play(
     from arena.contests import roster
     from arena.contests.human_play import find_opponent, play_against, symbol
     from arena.core.timing import ClockKind, TimeControl
-    from arena.games import Game, get_game
-    from arena.games.loading import is_path, load_game
+    from arena.games import get_game_from_spec
 
-    chosen: Game
-    if game.startswith("openspiel:"):  # one of OpenSpiel's games, by its game string
-        from arena.games.openspiel import openspiel_game
-
-        chosen = openspiel_game(game.removeprefix("openspiel:"))
-    else:
-        chosen = load_game({"module": str(Path(game).resolve())}) if is_path(game) else get_game(game)
+    chosen = get_game_from_spec(chosen_game(game).spec())
     if chosen.players != 2:
         raise ArenaError(
             f"{game!r}: 'arena play' seats you and one bot; {chosen.name} has {chosen.players} seats: play it "
