@@ -376,3 +376,32 @@ def test_a_person_plays_a_referees_game_in_the_terminal_and_a_match_is_played_on
     )
     assert match.returncode == 0, match.stderr
     assert "Played 2 games: randombot" in match.stdout
+
+
+def test_a_bot_is_registered_on_a_referees_game(tmp_path):
+    """``arena register -g command:REFEREE`` smoke-tests the bot on the referee's game."""
+    shutil.copy(PIG / "pig.js", tmp_path / "pig.js")
+    (tmp_path / "pigbot.py").write_text(
+        '"""Pig at random."""\nimport random\n\nGAMES = ("pig",)\n\n\n'
+        "def move(state, clock):\n    return random.choice(state.legal_moves())\n"
+    )
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    done = arena("register", "pigbot.py", "--game", "command:node pig.js --target 20", "--db", url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "registered: pigbot v1" in done.stdout and "games: pig" in done.stdout
+
+
+def test_a_smoke_game_of_more_than_two_seats_is_refused_before_anything_starts(tmp_path):
+    pytest.importorskip("pyspiel")
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    said = arena_here(
+        "register",
+        str(FIXTURES / "bots" / "first_legal.py"),
+        "--game",
+        "openspiel:goofspiel(players=3)",
+        "--db",
+        url,
+        cwd=tmp_path,
+    )
+    assert said.returncode == 2
+    assert "a smoke game seats the bot and a random bot, and goofspiel has 3 seats" in said.stderr

@@ -137,7 +137,10 @@ FAILURES = {
         ["plays_occupied_cell.py", "--game", "uttt"],
         "bot 'plays_occupied_cell' does not play 'uttt'; it plays tictactoe",
     ),
-    "unknown-game": (["first_legal.py", "--game", "chess"], "unknown game 'chess'; the games are: tictactoe, uttt"),
+    "unknown-game": (
+        ["first_legal.py", "--game", "chess"],
+        "--game 'chess': unknown game 'chess'; the games are: othello, tictactoe, uttt, xtreme",
+    ),
     "missing-file": (["no_such_bot.py"], "no bot file 'no_such_bot.py'"),
 }
 

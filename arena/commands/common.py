@@ -159,8 +159,7 @@ def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
     import yaml
     from pydantic import ValidationError
 
-    from arena.contests.config import GameDef
-    from arena.games.loading import is_path
+    from arena.contests.config import command_line_game
 
     values: dict[str, Any] = {}
     for param in params or ():
@@ -172,13 +171,7 @@ def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
         except yaml.YAMLError:
             values[key.strip()] = value
     try:
-        if game.startswith("openspiel:"):  # one of OpenSpiel's games, by its game string
-            return GameDef(openspiel=game.removeprefix("openspiel:"), params=values)
-        if game.startswith("command:"):  # a referee program (docs/referee.md)
-            return GameDef(command=game.removeprefix("command:"), params=values)
-        if is_path(game):
-            return GameDef(module=str(Path(game).resolve()), params=values)
-        return GameDef(name=game, params=values)
+        return command_line_game(game, values)
     except ValidationError as error:
         raise ArenaError(f"--game {game!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
 

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import shlex
+from collections.abc import Mapping
 from difflib import get_close_matches
 from pathlib import Path
 from types import UnionType
@@ -246,6 +247,23 @@ class GameDef(Strict):
         the tournament and sent to every process that plays it; a user's game with where it is
         loaded from and the hash of its code."""
         return dict(self._spec)
+
+
+def command_line_game(word: str, params: Mapping[str, Any] | None = None) -> GameDef:
+    """The game a command line names by ``word``, with ``params``: OpenSpiel's game string after
+    ``openspiel:`` (a tournament file's ``game: {openspiel: ...}``), a referee program's command
+    after ``command:`` (``game: {command: ...}``), a user's game by its ``.py`` file, else a game's
+    name; files resolved from the current folder. ``ValueError`` (pydantic's) saying what is wrong."""
+    from arena.games.loading import is_path
+
+    values = dict(params or {})
+    if word.startswith("openspiel:"):
+        return GameDef(openspiel=word.removeprefix("openspiel:"), params=values)
+    if word.startswith("command:"):
+        return GameDef(command=word.removeprefix("command:"), params=values)
+    if is_path(word):
+        return GameDef(module=str(Path(word).resolve()), params=values)
+    return GameDef(name=word, params=values)
 
 
 def _referee_game(definition: GameDef) -> Game:

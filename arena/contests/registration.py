@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.contests import roster
-from arena.contests.config import BotDef
+from arena.contests.config import BotDef, command_line_game
 from arena.contests.preflight import engine_problem
 from arena.contests.roster import bot_fields, latest_version, same_version
 from arena.core import protocol
@@ -25,7 +25,7 @@ from arena.core.records import BotFault, MoveRecord, Overloaded, Termination
 from arena.core.timing import Limit, TimeControl
 from arena.entrants.kinds import ENGINES, BotKindError, kind_of
 from arena.errors import ArenaError
-from arena.games import GAMES, Game, State, get_game
+from arena.games import Game, State, get_game, get_game_from_spec
 from arena.host.loader import is_path
 from arena.runners.worker import GameWorker
 from arena.sandbox.interpreter import check_interpreter
@@ -128,18 +128,21 @@ class _Watch(Watcher):
 
 
 def smoke_game_of(text: str) -> Game:
-    """The game ``--game`` names for a smoke game: one of arena's, or OpenSpiel's by its game
-    string after ``openspiel:`` (a tournament file's ``game: {openspiel: ...}``, for an engine of
-    Connect Four or Go); ``RegistrationError`` if there is none."""
-    if text.startswith("openspiel:"):
-        from arena.games.openspiel import openspiel_game
+    """The game ``--game`` names for a smoke game, as every command names one
+    (``command_line_game``: a name, ``openspiel:NAME`` for an engine of Connect Four or Go,
+    ``command:REFEREE``, a ``.py`` file); ``RegistrationError`` if there is none."""
+    from pydantic import ValidationError
 
-        return openspiel_game(text.removeprefix("openspiel:"))
-    if text not in GAMES:
+    try:
+        definition = command_line_game(text)
+    except ValidationError as error:
+        raise RegistrationError(f"--game {text!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    if definition.players != 2:
         raise RegistrationError(
-            f"unknown game {text!r}; the games are: {', '.join(GAMES)}, and OpenSpiel's as openspiel:NAME"
+            f"--game {text!r}: a smoke game seats the bot and a random bot, and {definition.name} has "
+            f"{definition.players} seats; register it on a game of two seats, or with --no-smoke"
         )
-    return get_game(text)
+    return get_game_from_spec(definition.spec())
 
 
 def smoke_seat(game: Game, seat: str) -> int:
@@ -162,7 +165,7 @@ def smoke_game(
     players = (bot, random) if seat == 0 else (random, bot)
     watch = _Watch(seat, smoke.moves, progress)
     control = TimeControl(move=smoke.move_time, grace=0.1, startup=STARTUP)
-    progress.started(game_name, game.SEATS[seat], control)
+    progress.started(game_name, game.seat_names(game.players)[seat], control)
     try:
         record = play_game(game, players, (derive_seed("smoke", 0), derive_seed("smoke", 1)), control, watch=watch)
     finally:
@@ -181,7 +184,8 @@ def smoke_game(
             f"{where}: {who} forfeited ({record.termination.value}) after {len(record.moves)} moves: "
             f"{record.detail}{hint}" + ("\n  stderr:\n    " + "\n    ".join(tail) if tail else "")
         )
-    return SmokeResult(game_name, game.SEATS[seat], watch.moves, record.termination is not Termination.ABORTED)
+    seat_name = game.seat_names(game.players)[seat]
+    return SmokeResult(game_name, seat_name, watch.moves, record.termination is not Termination.ABORTED)
 
 
 def _timeout_hint(smoke: Smoke, played: int, detail: str, kind: str) -> str:
