@@ -405,3 +405,14 @@ def test_a_smoke_game_of_more_than_two_seats_is_refused_before_anything_starts(t
     )
     assert said.returncode == 2
     assert "a smoke game seats the bot and a random bot, and goofspiel has 3 seats" in said.stderr
+
+
+def test_a_bot_that_plays_every_game_is_registered_on_a_referees_game(tmp_path):
+    """``bots.randombot`` lists arena's own games but holds any (``every_game`` in its
+    description): registering it on a referee's game plays its smoke game there."""
+    shutil.copy(PIG / "pig.js", tmp_path / "pig.js")
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    done = arena("register", "bots.randombot", "--game", "command:node pig.js --target 20", "--db", url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "registered: randombot v1" in done.stdout
+    assert "smoke game of pig against random, the bot as p1" in done.stdout + done.stderr

@@ -354,7 +354,7 @@ def _judge(entrant: Entrant, ask: Ask, reply: dict[str, Any], config: Tournament
     elif reply["type"] == "checked":
         if reply["problem"] is not None:
             entrant.problem(reply["problem"])
-    elif reply.get("games") and game not in reply["games"]:
+    elif reply.get("games") and reply.get("every_game") is not True and game not in reply["games"]:
         entrant.problem(f"bot {entrant.name!r} does not play {game!r}; it plays {', '.join(reply['games'])}")
 
 

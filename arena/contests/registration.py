@@ -271,17 +271,18 @@ def register_bot(
             problem = engine_problem(spec, game, base)
             if problem:
                 raise RegistrationError(f"--{kind}: {problem}")
-    description, claimed = "", None
+    description, claimed, every_game = "", None, False
     results: list[SmokeResult] = []
     starting()
     with GameWorker() as worker:
         if describes:
             info = describe(worker, spec)
             description, claimed = info.get("description", ""), info.get("games") or None
+            every_game = info.get("every_game") is True
         if not chosen:
             chosen = [get_game(claimed[0] if claimed else DEFAULT_GAME)]
         for game in chosen:
-            if claimed and game.name not in claimed:
+            if claimed and not every_game and game.name not in claimed:
                 raise RegistrationError(f"bot {name!r} does not play {game.name!r}; it plays {', '.join(claimed)}")
             smoke_seat(game, smoke.seat)
         if smoke.play:

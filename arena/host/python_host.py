@@ -25,6 +25,9 @@ import time
 import traceback
 from typing import Any
 
+#: a name no game has: a bot's ``GAMES`` that holds it holds every game
+EVERY_GAME_PROBE = "\x00 a game of any name"
+
 
 def _reply(fd: int, message: dict[str, Any]) -> None:
     referees = sys.modules.get("arena.games.referee_process")
@@ -93,12 +96,16 @@ class Host:
             self.module = load_module(self.target)
         check_contract(self.module, self.target)
         params = getattr(self.module, "PARAMETERS", None)
-        return {
+        games = getattr(self.module, "GAMES", []) or []
+        reply: dict[str, Any] = {
             "type": "description",
             "description": description(self.module),
-            "games": list(getattr(self.module, "GAMES", []) or []),
+            "games": list(games),
             "parameters": sorted(params) if isinstance(params, dict) else None,
         }
+        if EVERY_GAME_PROBE in games:  # a GAMES that holds any name (bots.randombot's): it lists arena's own
+            reply["every_game"] = True
+        return reply
 
     def check(self, message: dict[str, Any]) -> dict[str, Any]:
         """The ``checked`` reply: whether the bot can be made, as every game makes it, for the
