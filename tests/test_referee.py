@@ -414,5 +414,5 @@ def test_a_bot_that_plays_every_game_is_registered_on_a_referees_game(tmp_path):
     url = f"sqlite:///{tmp_path / 'r.db'}"
     done = arena("register", "bots.randombot", "--game", "command:node pig.js --target 20", "--db", url, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "registered: randombot v1" in done.stdout
+    assert "registered: randombot v1" in done.stdout and done.stdout.rstrip().endswith(", pig")
     assert "smoke game of pig against random, the bot as p1" in done.stdout + done.stderr

@@ -9,7 +9,7 @@ import sqlite3
 from contextlib import closing
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, text
 from starlette.testclient import TestClient
 
 import arena.results.pages
@@ -176,6 +176,21 @@ def test_a_page_asked_again_reads_nothing_until_another_process_commits(paged):
     assert again == first and team_queries == []
     assert stamped_again == []  # (the game page read its game and neighbours, not the stamp)
     assert any("max(games.finished_at)" in s for s in statements) and changed != first
+
+
+def test_a_commit_of_the_server_itself_moves_its_stamp(paged):
+    """A server that writes (play in the browser stores its games through its own sessions)
+    sees its own commits: the connection that counts them is never one the sessions use."""
+    url, found = paged
+    app = build(url, play=True)
+    site = app.site
+    before = site.stamp(1)
+    for _ in range(8):  # (every pooled connection in turn)
+        with site.sessions.begin() as session:
+            session.execute(text("UPDATE games SET replays = replays + 1 WHERE id = :id"), {"id": found.games[0].id})
+        now = site.stamp(1)
+        assert now != before
+        before = now
 
 
 def test_a_team_page_reads_its_own_games_moves_once(paged, monkeypatch):

@@ -75,7 +75,12 @@ def register(
     nodes: Annotated[int | None, typer.Option(help="The engine's nodes a move, sent with every go.")] = None,
     param: Annotated[list[str], typer.Option("--param", "-p", help="A parameter, key=value (repeatable).")] = [],  # noqa: B006
     game: Annotated[
-        list[str], typer.Option("--game", "-g", help="A game to smoke-test it on, or openspiel:NAME (repeatable).")
+        list[str],
+        typer.Option(
+            "--game",
+            "-g",
+            help="A game to smoke-test it on: a name, openspiel:NAME, command:REFEREE or a .py file (repeatable).",
+        ),
     ] = [],  # noqa: B006
     interface: Annotated[
         str, typer.Option(help="python (a bot module) or course2019 (a 2019 course file).")

@@ -150,12 +150,12 @@ def print_listing(
     out().print(table)
 
 
-def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
+def chosen_game(game: str, params: Sequence[str] | None = None, given_as: str = "--game") -> GameDef:
     """The game of ``--game`` (a name; OpenSpiel's game string after ``openspiel:``, as a
     tournament file's ``game: {openspiel: ...}``; a referee program's command after ``command:``,
     as ``game: {command: ...}``; or a user's game by its file; files resolved from the current
     folder) with its ``--param NAME=VALUE`` parameters (each value read as YAML: ``6``, ``true``,
-    ``text``); ``ArenaError`` saying what is wrong."""
+    ``text``); ``ArenaError`` saying what is wrong (of the option or argument ``given_as``)."""
     import yaml
     from pydantic import ValidationError
 
@@ -173,7 +173,7 @@ def chosen_game(game: str, params: Sequence[str] | None = None) -> GameDef:
     try:
         return command_line_game(game, values)
     except ValidationError as error:
-        raise ArenaError(f"--game {game!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+        raise ArenaError(f"{given_as} {game!r}: {error.errors()[0]['msg'].removeprefix('Value error, ')}") from None
 
 
 def sessions(db: str, read_only: bool = False, create: bool = True) -> sessionmaker[Session]:

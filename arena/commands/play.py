@@ -60,7 +60,7 @@ def play(
     from arena.core.timing import ClockKind, TimeControl
     from arena.games import get_game_from_spec
 
-    chosen = get_game_from_spec(chosen_game(game).spec())
+    chosen = get_game_from_spec(chosen_game(game, given_as="game").spec())
     if chosen.players != 2:
         raise ArenaError(
             f"{game!r}: 'arena play' seats you and one bot; {chosen.name} has {chosen.players} seats: play it "

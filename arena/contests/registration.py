@@ -287,7 +287,8 @@ def register_bot(
             smoke_seat(game, smoke.seat)
         if smoke.play:
             results = [smoke_game(worker, spec, game, smoke, progress) for game in chosen]
-    games = claimed or [game.name for game in chosen]
+    smoked = [game.name for game in chosen]
+    games = (claimed + [g for g in smoked if g not in claimed]) if claimed else smoked  # (an every_game bot's too)
     with sessions.begin() as session:
         latest = latest_version(session, name)
         if latest is not None and same_version(latest, fields):

@@ -166,6 +166,8 @@ class BotProcess:
         os.set_blocking(self._in, False)  # a bot that stops reading must not block the worker
         os.set_blocking(self._out, False)
         self._poll = select.poll()
+        # stdout before stderr: a look that finds the reply has looked at stderr after it, so
+        # what the bot wrote there before replying is seen in that look (``_receive``'s quiet)
         self._poll.register(self._out, select.POLLIN)
         self._poll.register(self._err, select.POLLIN)
         self._buffer = bytearray()

@@ -384,12 +384,17 @@ def commits_counter(sessions: sessionmaker[Session]) -> Callable[[], int] | None
     bind = sessions.kw.get("bind")
     if not isinstance(bind, Engine) or bind.dialect.name != "sqlite" or isinstance(bind.pool, StaticPool):
         return None
-    connection = bind.raw_connection().driver_connection  # (never returned to the pool: it is the counter's)
+    # a connection of its own, taken out of the pool for good: SQLite does not count a commit made
+    # on the connection that asks, so the sessions must never commit through this one
+    held = bind.raw_connection()
+    connection = held.driver_connection
+    held.detach()
     assert connection is not None
     lock = threading.Lock()
 
     def count() -> int:
         with lock:
+            assert held is not None  # (kept with the counter: the connection lives as long as it)
             return int(connection.execute("PRAGMA data_version").fetchone()[0])
 
     return count
