@@ -13,6 +13,11 @@ from pathlib import Path
 import pytest
 
 from arena.games import GAMES, get_game
+from arena.sandbox.process import ONE_THREAD
+
+# numeric libraries in one thread, as in a bot's process: a BLAS thread left spinning on a busy
+# machine would count as the CPU of a move the tests time on the CPU clock (set before numpy loads)
+os.environ.update(ONE_THREAD)
 
 #: the harness's fixtures (``pool``, ``forking``, ``isolation``, ``cli``) and the browser's
 #: (``browser``, ``page``), for every test module
