@@ -79,8 +79,8 @@ def contract_loop(start: State, rng: random.Random) -> Callable[[], object]:
         while not state.is_terminal:
             mover = state.to_move
             if mover == CHANCE:
-                outcomes = state.chance_outcomes()
-                state = state.play(rng.choices([m for m, _ in outcomes], [p for _, p in outcomes])[0])
+                outcomes, weights = zip(*state.chance_outcomes())
+                state = state.play(rng.choices(outcomes, weights)[0])
             elif mover == SIMULTANEOUS:
                 state = state.play_joint([rng.choice(state.moves_of(seat)) for seat in state.actors()])
             else:

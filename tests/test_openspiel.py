@@ -104,6 +104,75 @@ def test_moves_round_trip_through_their_text_and_games_through_pickle(text, seat
     assert get_game_from_spec(game.spec()) == game
 
 
+def _walked(game, seed: int) -> tuple[list, list[str], list]:
+    """A random game through the contract, every state kept and none read on the way: the
+    states, and OpenSpiel's text of each position and returns at the end from OpenSpiel's own
+    loop on one state played in place."""
+    rng = random.Random(seed)
+    states = [game.initial_state()]
+    spiel = game.spiel.new_initial_state()
+    texts = [str(spiel)]
+    while not states[-1].is_terminal:
+        state = states[-1]
+        if state.to_move == CHANCE:
+            move = rng.choice(state.legal_moves())
+            states.append(state.play(move))
+            spiel.apply_action(move - game.actions)
+        elif state.to_move == SIMULTANEOUS:
+            moves = [rng.choice(state.moves_of(seat)) for seat in state.actors()]
+            states.append(state.play_joint(moves))
+            spiel.apply_actions(moves)
+        else:
+            move = rng.choice(state.legal_moves())
+            states.append(state.play(move))
+            spiel.apply_action(move)
+        texts.append(str(spiel))
+    return states, texts, spiel.returns()
+
+
+@pytest.mark.parametrize(("text", "seats"), GAMES, ids=IDS)
+def test_a_state_whose_child_took_its_openspiel_state_still_reads_as_its_own_position(text, seats):
+    game = openspiel_game(text)
+    for seed, order in ((1, "backwards"), (2, "shuffled")):
+        states, texts, returns = _walked(game, seed)
+        assert len(states) > 3 and states[-1].returns() == tuple(returns)
+        positions = list(range(len(states)))
+        if order == "backwards":  # each read makes the states before it again from the first one
+            positions.reverse()
+        else:
+            random.Random(seed).shuffle(positions)
+        for n in positions:
+            assert states[n].render() == texts[n], (order, n)
+        middle = states[len(states) // 2]
+        assert pickle.loads(pickle.dumps(middle)).render() == texts[len(states) // 2]
+
+
+def test_a_second_child_of_a_state_is_played_from_that_state_not_from_the_first():
+    game = openspiel_game("connect_four")
+    state = game.initial_state().play(3).play(3)  # a state that lends what it holds
+    first, second = state.play(0), state.play(6)
+    spiel = game.spiel.new_initial_state()
+    for action in (3, 3):
+        spiel.apply_action(action)
+    assert (first.render(), second.render()) == (str(spiel.child(0)), str(spiel.child(6)))
+    assert first.play(1).render() == str(spiel.child(0).child(1))
+    assert state.render() == str(spiel) and state.legal_moves() == spiel.legal_actions()
+
+
+def test_a_shared_state_is_never_changed_under_its_readers():
+    """The browser's page reads the game's state from its own thread while the game's thread
+    plays on from it: that state is ``shared()``, whose OpenSpiel state no child takes."""
+    game = openspiel_game("connect_four")
+    state = game.initial_state().play(3)
+    read = state.spiel
+    state.play(4)  # the child took it and played on it
+    assert str(read) != state.render()
+    state = game.initial_state().play(3).shared()
+    read, text = state.spiel, state.render()
+    state.play(4)
+    assert str(read) == text == state.render()
+
+
 def test_notation_is_the_action_string_where_it_names_the_action_alone():
     kuhn = openspiel_game("kuhn_poker")
     assert [kuhn.format_move(move) for move in (0, 1, 2, 4)] == ["Pass", "Bet", "chance 0", "chance 2"]

@@ -284,8 +284,9 @@ def play_game(
 def draw_chance(state: State, rng: random.Random) -> Move:
     """The outcome the harness draws at the chance node ``state`` with ``rng`` (one draw a node,
     so the same seed gives the same outcomes)."""
-    outcomes = state.chance_outcomes()
-    return rng.choices([move for move, _ in outcomes], [weight for _, weight in outcomes])[0]
+    outcomes, weights = zip(*state.chance_outcomes())
+    drawn: Move = rng.choices(outcomes, weights)[0]
+    return drawn
 
 
 def result_of(outcome: Outcome | None) -> tuple[int | None, tuple[float, ...] | None]:

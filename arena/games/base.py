@@ -293,6 +293,7 @@ class State(ABC):
     ``legal_moves``, ``play``, ``is_terminal``, ``render``; and ``returns`` (or ``outcome``).
     A game with chance writes ``chance_outcomes``, one with simultaneous steps ``actors``,
     ``moves_of`` and ``play_joint``, one with hidden information ``view``; ``board`` is optional.
+    One whose ``play`` may hand a child what its state holds (to spare a copy) writes ``shared``.
     """
 
     __slots__ = ()
@@ -416,6 +417,12 @@ class State(ABC):
         outcome = state.outcome
         assert outcome is not None
         return outcome
+
+    def shared(self) -> State:
+        """This position as a state that other threads may read while this thread plays on
+        from it: the state itself where it never changes (as arena's own games'), a copy that
+        lends nothing where its ``play`` may lend its children what it holds (OpenSpiel's)."""
+        return self
 
     def forfeit_outcome(self, seat: int) -> Outcome:
         """The outcome if ``seat`` forfeits now: with two seats the opponent wins (and its course

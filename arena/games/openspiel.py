@@ -36,6 +36,7 @@ import importlib
 import os
 import random
 import sys
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -244,6 +245,8 @@ class OpenSpielGame(Game):
         #: the number of player actions: a chance outcome ``o`` is the move ``actions + o``
         self.actions: int = spiel.num_distinct_actions()
         self.outcomes: int = max(0, spiel.max_chance_outcomes())
+        #: every seat, in order
+        self.everyone: tuple[int, ...] = tuple(range(self.players))
         #: whether a seat's view is OpenSpiel's information-state string (else its observation's)
         self.informed: bool = bool(spiel.get_type().provides_information_state_string)
         self.labels: list[str] | None = _labels(spiel, self.actions)
@@ -274,7 +277,7 @@ class OpenSpielGame(Game):
         return self.source[SOURCE_KEY]
 
     def initial_state(self) -> OpenSpielState:
-        return OpenSpielState(self, self.spiel.new_initial_state(), 0, None)
+        return _position(self, self.spiel.new_initial_state(), 0, None)
 
     def parse_move(self, text: str) -> Move:
         stripped = text.strip() if isinstance(text, str) else ""
@@ -425,52 +428,93 @@ def _cells(tensor: Sequence[float], planes: int, size: int) -> list[int] | None:
 
 
 class OpenSpielState(State):
-    """A position: an OpenSpiel state, never changed once made (``play`` plays on a clone)."""
+    """A position over an OpenSpiel state (made by ``_position``). Seen from outside it never
+    changes, but its first child may take its OpenSpiel state and play on it in place, as
+    OpenSpiel's own loops do, instead of on a clone: a game walked state after state (the
+    harness's loop, a replay) makes no clone. A state whose OpenSpiel state was taken makes it
+    again when next read (``spiel``), from its nearest ancestor that still holds one, each state
+    on the way getting a clone of its own to hold for good: none is made twice, and none costs
+    more than the clone it would have had. Until then a state keeps the states it was played
+    from (small: what they held is lent on). A state that holds its OpenSpiel state for good (a
+    game's first, one unpickled, one made again, one ``shared``) plays its children on clones.
+    Another thread reads a state while this one plays on from it only through ``shared()``."""
+
+    __slots__ = (
+        "_moves",
+        "_parent",
+        "_player",
+        "_spiel",
+        "_step",
+        "game",
+        "is_terminal",
+        "last_move",
+        "ply",
+        "to_move",
+    )
 
     game: OpenSpielGame
+    is_terminal: bool
+    _spiel: Any
+    _parent: OpenSpielState | None
+    _step: Any
+    _player: int
+    _moves: Any
 
-    __slots__ = ("_moves", "_player", "game", "is_terminal", "last_move", "ply", "spiel", "to_move")
+    @property
+    def spiel(self) -> Any:
+        """The ``pyspiel.State`` of this position: read it, never apply to it."""
+        spiel = self._spiel
+        return self._made_again() if spiel is None else spiel
 
-    def __init__(self, game: OpenSpielGame, spiel: Any, ply: int, last_move: Move | None) -> None:
-        self.game = game
-        #: the ``pyspiel.State``: read it, never apply to it
-        self.spiel = spiel
-        self.ply = ply
-        self.last_move = last_move
-        # OpenSpiel's current player, read once: a seat, CHANCE, SIMULTANEOUS or TERMINAL
-        player: int = spiel.current_player()
-        self._player = player
-        #: OpenSpiel's current player: a seat, ``CHANCE`` or ``SIMULTANEOUS`` (its own numbers
-        #: for these are arena's); seat 0 once the game is over
-        self.to_move = player if player >= SIMULTANEOUS else 0
-        self.is_terminal: bool = player == TERMINAL
-        # what may be done here, read once when first asked for: the mover's legal actions on a
-        # seat's turn, each seat's at a simultaneous step, the outcomes (as moves, with their
-        # probabilities) at a chance node
-        self._moves: Any = None
+    def _made_again(self) -> Any:
+        """This state's OpenSpiel state made again after a child took it: each state from the
+        nearest ancestor that holds one down to this one plays its step on a clone of its
+        parent's, and holds it for good."""
+        path = []
+        state: OpenSpielState | None = self
+        while state is not None and state._spiel is None:
+            path.append(state)
+            state = state._parent
+        assert state is not None, "a state without a parent holds its OpenSpiel state"
+        spiel = state._spiel
+        for lent in reversed(path):
+            spiel = spiel.clone()
+            step = lent._step
+            if type(step) is int:
+                spiel.apply_action(step)
+            else:
+                spiel.apply_actions(step)
+            lent._spiel, lent._parent = spiel, None
+        return spiel
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_replayed, (self.game, self.spiel.serialize(), self.ply, self.last_move))
 
+    def shared(self) -> OpenSpielState:
+        return _position(self.game, self.spiel.clone(), self.ply, self.last_move)
+
     def actors(self) -> tuple[int, ...]:
         player = self._player
         if player == SIMULTANEOUS:
-            return tuple(seat for seat, moves in enumerate(self._joint()) if moves)
+            return (self._moves or self._joint())[1]
         return (player,) if player >= 0 else ()
 
     def _actions(self) -> list[Move]:
         """The mover's legal actions (on a seat's turn)."""
         legal: list[Move] | None = self._moves
         if legal is None:
-            legal = self._moves = self.spiel.legal_actions()
+            legal = self._moves = (self._spiel or self.spiel).legal_actions()
         return legal
 
-    def _joint(self) -> list[list[Move]]:
-        """Each seat's legal actions at a simultaneous step."""
-        joint: list[list[Move]] | None = self._moves
+    def _joint(self) -> tuple[list[list[Move]], tuple[int, ...]]:
+        """Each seat's legal actions at a simultaneous step, and the seats that have any."""
+        joint: tuple[list[list[Move]], tuple[int, ...]] | None = self._moves
         if joint is None:
-            spiel = self.spiel
-            joint = self._moves = [spiel.legal_actions(seat) for seat in range(self.game.players)]
+            spiel = self._spiel or self.spiel
+            game = self.game
+            legal = [spiel.legal_actions(seat) for seat in range(game.players)]
+            actors = game.everyone if all(legal) else tuple([seat for seat, moves in enumerate(legal) if moves])
+            joint = self._moves = (legal, actors)
         return joint
 
     def legal_moves(self) -> list[Move]:
@@ -478,28 +522,32 @@ class OpenSpielState(State):
         if player >= 0:
             legal = self._moves
             if legal is None:
-                legal = self._moves = self.spiel.legal_actions()
+                legal = self._moves = (self._spiel or self.spiel).legal_actions()
             return legal[:]  # type: ignore[no-any-return]
         if player == CHANCE:
-            return [move for move, _ in self._chances()]
+            base = self.game.actions
+            return [base + outcome for outcome, _ in self._chances()]
         return []
 
     def moves_of(self, seat: int) -> list[Move]:
         player = self._player
         if player == SIMULTANEOUS and 0 <= seat < self.game.players:
-            return list(self._joint()[seat])
+            return (self._moves or self._joint())[0][seat][:]
         return list(self._actions()) if player >= 0 and seat == player else []
 
     def chance_outcomes(self) -> list[tuple[Move, float]]:
-        return list(self._chances()) if self._player == CHANCE else []
+        if self._player != CHANCE:
+            return []
+        base = self.game.actions
+        return [(base + outcome, chance) for outcome, chance in self._chances()]
 
-    def _chances(self) -> list[tuple[Move, float]]:
-        """The chance outcomes as moves, with their probabilities, in increasing order (at a
+    def _chances(self) -> list[tuple[int, float]]:
+        """OpenSpiel's chance outcomes with their probabilities, in increasing order (at a
         chance node)."""
-        chances: list[tuple[Move, float]] | None = self._moves
+        chances: list[tuple[int, float]] | None = self._moves
         if chances is None:
-            base = self.game.actions
-            chances = self._moves = sorted((base + o, p) for o, p in self.spiel.chance_outcomes())
+            chances = self._moves = (self._spiel or self.spiel).chance_outcomes()
+            chances.sort()
         return chances
 
     def is_legal(self, move: Move) -> bool:
@@ -513,45 +561,53 @@ class OpenSpielState(State):
         if player >= 0:
             legal = self._moves
             if legal is None:
-                legal = self._moves = self.spiel.legal_actions()
-            if move not in legal or type(move) is not int:
+                legal = self._moves = (self._spiel or self.spiel).legal_actions()
+            if type(move) is not int or move not in legal:
                 shown = game.format_move(move) if type(move) is int and 0 <= move < game.actions else repr(move)
                 raise IllegalMoveError(f"{shown} is illegal in {game.name} now")
             action = move
         elif player == CHANCE:
-            if type(move) is not int or not any(move == outcome for outcome, _ in self._chances()):
+            action = move - game.actions if type(move) is int else -1
+            if not _outcome_of(action, self._moves or self._chances()):
                 raise IllegalMoveError(f"{move!r} is illegal in {game.name}: it is not a chance outcome here")
-            action = move - game.actions
         elif player == SIMULTANEOUS:
             raise IllegalMoveError(f"{move!r} is illegal in {game.name}: several seats act at once now (play_joint)")
         else:
             raise IllegalMoveError(f"{move!r} is illegal in {game.name}: the game is over")
-        return OpenSpielState(game, self.spiel.child(action), self.ply + 1, move)
+        spiel = self._spiel
+        if spiel is None or self._parent is None:  # a clone, else this state's own lent to its first child
+            spiel = self.spiel.clone()
+        else:
+            self._spiel = None
+        spiel.apply_action(action)
+        return _position(game, spiel, self.ply + 1, move, self, action)
 
     def play_joint(self, moves: Sequence[Move]) -> OpenSpielState:
-        spiel = self.spiel
         game = self.game
         if self._player != SIMULTANEOUS:
             if len(moves) == 1:
                 return self.play(moves[0])
             raise IllegalMoveError(f"{list(moves)!r} is illegal in {game.name}: no simultaneous step now")
-        legal = self._joint()
-        actors = [seat for seat, seat_moves in enumerate(legal) if seat_moves]
+        legal, actors = self._moves or self._joint()
         if len(moves) != len(actors):
             raise IllegalMoveError(f"{list(moves)!r} is illegal in {game.name}: each of the {len(actors)} seats acts")
-        joint = [0] * game.players
+        joint = list(moves) if actors is game.everyone else [0] * game.players
         for seat, move in zip(actors, moves):
             if type(move) is not int or move not in legal[seat]:
                 raise IllegalMoveError(f"{move!r} is illegal in {game.name} for seat {seat + 1}")
             joint[seat] = move
-        child = spiel.clone()
-        child.apply_actions(joint)
-        return OpenSpielState(game, child, self.ply + len(moves), moves[-1])
+        spiel = self._spiel
+        if spiel is None or self._parent is None:  # (as in ``play``)
+            spiel = self.spiel.clone()
+        else:
+            self._spiel = None
+        spiel.apply_actions(joint)
+        return _position(game, spiel, self.ply + len(moves), moves[-1], self, joint)
 
     def returns(self) -> tuple[float, ...]:
         if self._player != TERMINAL:
             raise ValueError("the game is not over: it has no returns yet")
-        return tuple(float(value) for value in self.spiel.returns())
+        return tuple(self.spiel.returns())  # (floats: OpenSpiel's doubles)
 
     def random_playout(self, rng: random.Random) -> Outcome:
         # the fast path: one clone played on in place, as OpenSpiel's own loops do
@@ -625,6 +681,48 @@ class OpenSpielState(State):
         return data
 
 
+def _position(
+    game: OpenSpielGame,
+    spiel: Any,
+    ply: int,
+    last_move: Move | None,
+    parent: OpenSpielState | None = None,
+    step: Any = None,
+) -> OpenSpielState:
+    """The state of OpenSpiel's ``spiel`` (made without a call of the class, which costs a
+    move as much as the rest of ``play``). ``parent`` and ``step``: the state it was played
+    from and the action (or joint actions) played there, for a state that may lend ``spiel``
+    to its first child; ``None`` for one that holds it for good."""
+    state = _new(OpenSpielState)
+    state.game = game
+    # the ``pyspiel.State`` (``None`` once a child took it: ``spiel`` makes it again)
+    state._spiel = spiel
+    state._parent = parent
+    state._step = step
+    state.ply = ply
+    state.last_move = last_move
+    # OpenSpiel's current player, read once: a seat, CHANCE, SIMULTANEOUS or TERMINAL
+    player: int = spiel.current_player()
+    state._player = player
+    # a seat, CHANCE or SIMULTANEOUS (OpenSpiel's numbers for these are arena's); seat 0 at the end
+    state.to_move = player if player >= SIMULTANEOUS else 0
+    state.is_terminal = player == TERMINAL
+    # what may be done here, read once when first asked for: the mover's legal actions on a
+    # seat's turn, each seat's and the seats acting at a simultaneous step, OpenSpiel's chance
+    # outcomes at a chance node
+    state._moves = None
+    return state
+
+
+_new = object.__new__
+
+
+def _outcome_of(action: int, chances: list[tuple[int, float]]) -> bool:
+    """Whether ``action`` is one of the outcomes ``chances`` (in increasing order)."""
+    at = bisect_left(chances, (action,))  # the first outcome not below it
+    return at < len(chances) and chances[at][0] == action
+
+
 def _replayed(game: OpenSpielGame, serialized: str, ply: int, last_move: Move | None) -> OpenSpielState:
     """A state unpickled: its OpenSpiel state made again from OpenSpiel's serialization."""
-    return OpenSpielState(game, game.spiel.deserialize_state(serialized), ply, last_move)
+    return _position(game, game.spiel.deserialize_state(serialized), ply, last_move)

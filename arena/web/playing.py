@@ -247,7 +247,7 @@ class BrowserGame(Watcher):
     def to_move(self, state: State, seat: int | None = None) -> None:
         seat = state.to_move if seat is None else seat
         with self.changes:
-            self.state = state
+            self.state = state.shared()  # (read by the page's requests while this thread plays on)
             if len(self.moves) > state.ply:  # a take-back
                 del self.moves[state.ply :], self.steps[state.ply :]
                 self._stepped = None
@@ -258,7 +258,7 @@ class BrowserGame(Watcher):
 
     def moved(self, state: State, move: MoveRecord) -> bool:
         with self.changes:
-            self.state = state
+            self.state = state.shared()
             self.moves.append((move.seat, move.move, move.wall_ms))
             # the moves of a simultaneous step are told one by one, each with the state they lead to
             joint = state is self._stepped
