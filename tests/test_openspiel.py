@@ -159,18 +159,40 @@ def test_a_second_child_of_a_state_is_played_from_that_state_not_from_the_first(
     assert state.render() == str(spiel) and state.legal_moves() == spiel.legal_actions()
 
 
-def test_a_shared_state_is_never_changed_under_its_readers():
-    """The browser's page reads the game's state from its own thread while the game's thread
-    plays on from it: that state is ``shared()``, whose OpenSpiel state no child takes."""
+def test_what_a_state_holds_is_never_changed_under_a_reader_of_it():
+    """A state's first child takes its OpenSpiel state and plays on it; one read through
+    ``spiel``, or a state ``shared()`` (the browser's page reads the game's state from its own
+    thread while the game's thread plays on from it), is never taken."""
     game = openspiel_game("connect_four")
     state = game.initial_state().play(3)
-    read = state.spiel
+    held = state._spiel
     state.play(4)  # the child took it and played on it
-    assert str(read) != state.render()
-    state = game.initial_state().play(3).shared()
-    read, text = state.spiel, state.render()
-    state.play(4)
-    assert str(read) == text == state.render()
+    assert str(held) != state.render() and state._spiel is not held
+    for state in (game.initial_state().play(3), game.initial_state().play(3).shared()):
+        read = state.spiel if state._parent else state._spiel
+        text = str(read)
+        state.play(4)
+        assert str(read) == text == state.render()
+
+
+def test_a_state_made_again_far_from_a_holder_keeps_few_clones():
+    """Read after a long game walked on, a state is made again from the first one: the states
+    on the way keep a clone only every ``REMADE_EVERY`` (OpenSpiel's states carry their
+    history: a clone each would grow with the square of the way), and each is read right."""
+    from arena.games.openspiel import REMADE_EVERY
+
+    game = openspiel_game("repeated_game(stage_game=matrix_pd(),num_repetitions=400)")
+    states = [game.initial_state()]
+    spiel = game.spiel.new_initial_state()
+    texts = [str(spiel)]
+    for n in range(400):
+        states.append(states[-1].play_joint([n % 2, 0]))
+        spiel.apply_actions([n % 2, 0])
+        texts.append(str(spiel))
+    assert states[300].render() == texts[300]
+    holding = [n for n, state in enumerate(states) if state._spiel is not None]
+    assert holding == [0, *range(REMADE_EVERY, 300, REMADE_EVERY), 300, 400]
+    assert [state.render() for state in reversed(states)] == texts[::-1]
 
 
 def test_notation_is_the_action_string_where_it_names_the_action_alone():

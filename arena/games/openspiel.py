@@ -69,6 +69,9 @@ LABEL_GAMES = 20
 LABEL_MOVES = 3000
 #: the longest game string read
 MAX_GAME_STRING = 1000
+#: a state's OpenSpiel state made again after a child took it: every this many states on the
+#: way from the ancestor it is made from keep a clone too (``OpenSpielState._made_again``)
+REMADE_EVERY = 16
 
 
 class OpenSpielError(UnknownGameError):
@@ -432,12 +435,12 @@ class OpenSpielState(State):
     changes, but its first child may take its OpenSpiel state and play on it in place, as
     OpenSpiel's own loops do, instead of on a clone: a game walked state after state (the
     harness's loop, a replay) makes no clone. A state whose OpenSpiel state was taken makes it
-    again when next read (``spiel``), from its nearest ancestor that still holds one, each state
-    on the way getting a clone of its own to hold for good: none is made twice, and none costs
-    more than the clone it would have had. Until then a state keeps the states it was played
-    from (small: what they held is lent on). A state that holds its OpenSpiel state for good (a
-    game's first, one unpickled, one made again, one ``shared``) plays its children on clones.
-    Another thread reads a state while this one plays on from it only through ``shared()``."""
+    again when next read, from its nearest ancestor that still holds one (``_made_again``), and
+    keeps it for good. Until then a state keeps the states it was played from (small: what they
+    held is lent on). A state that holds its OpenSpiel state for good (a game's first, one
+    unpickled, one made again, one whose ``spiel`` was read, one ``shared``) plays its children
+    on clones. Another thread reads a state while this one plays on from it only through
+    ``shared()``."""
 
     __slots__ = (
         "_moves",
@@ -462,36 +465,47 @@ class OpenSpielState(State):
 
     @property
     def spiel(self) -> Any:
-        """The ``pyspiel.State`` of this position: read it, never apply to it."""
+        """The ``pyspiel.State`` of this position: read it, never apply to it. Once read here
+        it stays this state's (no child takes it), whoever keeps it."""
+        spiel = self._held()
+        self._parent = None
+        return spiel
+
+    def _held(self) -> Any:
+        """This state's OpenSpiel state, made again if a child took it."""
         spiel = self._spiel
         return self._made_again() if spiel is None else spiel
 
     def _made_again(self) -> Any:
-        """This state's OpenSpiel state made again after a child took it: each state from the
-        nearest ancestor that holds one down to this one plays its step on a clone of its
-        parent's, and holds it for good."""
+        """This state's OpenSpiel state made again after a child took it: the steps from the
+        nearest ancestor that holds one down to this one played on a clone of its, this state
+        and every ``REMADE_EVERY``-th on the way keeping a clone for good (a state read after
+        it is made from one of those in at most that many steps; a long way makes few clones)."""
         path = []
         state: OpenSpielState | None = self
         while state is not None and state._spiel is None:
             path.append(state)
             state = state._parent
         assert state is not None, "a state without a parent holds its OpenSpiel state"
-        spiel = state._spiel
-        for lent in reversed(path):
-            spiel = spiel.clone()
+        spiel = state._spiel.clone()
+        last = len(path) - 1
+        for count, lent in enumerate(reversed(path)):
             step = lent._step
             if type(step) is int:
                 spiel.apply_action(step)
             else:
                 spiel.apply_actions(step)
-            lent._spiel, lent._parent = spiel, None
+            if count == last or count % REMADE_EVERY == REMADE_EVERY - 1:
+                lent._spiel, lent._parent = spiel, None
+                if count != last:
+                    spiel = spiel.clone()
         return spiel
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_replayed, (self.game, self.spiel.serialize(), self.ply, self.last_move))
+        return (_replayed, (self.game, self._held().serialize(), self.ply, self.last_move))
 
     def shared(self) -> OpenSpielState:
-        return _position(self.game, self.spiel.clone(), self.ply, self.last_move)
+        return _position(self.game, self._held().clone(), self.ply, self.last_move)
 
     def actors(self) -> tuple[int, ...]:
         player = self._player
@@ -503,16 +517,16 @@ class OpenSpielState(State):
         """The mover's legal actions (on a seat's turn)."""
         legal: list[Move] | None = self._moves
         if legal is None:
-            legal = self._moves = (self._spiel or self.spiel).legal_actions()
+            legal = self._moves = self._held().legal_actions()
         return legal
 
     def _joint(self) -> tuple[list[list[Move]], tuple[int, ...]]:
         """Each seat's legal actions at a simultaneous step, and the seats that have any."""
         joint: tuple[list[list[Move]], tuple[int, ...]] | None = self._moves
         if joint is None:
-            spiel = self._spiel or self.spiel
+            spiel = self._held()
             game = self.game
-            legal = [spiel.legal_actions(seat) for seat in range(game.players)]
+            legal = list(map(spiel.legal_actions, game.everyone))
             actors = game.everyone if all(legal) else tuple([seat for seat, moves in enumerate(legal) if moves])
             joint = self._moves = (legal, actors)
         return joint
@@ -522,7 +536,7 @@ class OpenSpielState(State):
         if player >= 0:
             legal = self._moves
             if legal is None:
-                legal = self._moves = (self._spiel or self.spiel).legal_actions()
+                legal = self._moves = self._held().legal_actions()
             return legal[:]  # type: ignore[no-any-return]
         if player == CHANCE:
             base = self.game.actions
@@ -546,7 +560,7 @@ class OpenSpielState(State):
         chance node)."""
         chances: list[tuple[int, float]] | None = self._moves
         if chances is None:
-            chances = self._moves = (self._spiel or self.spiel).chance_outcomes()
+            chances = self._moves = self._held().chance_outcomes()
             chances.sort()
         return chances
 
@@ -561,7 +575,7 @@ class OpenSpielState(State):
         if player >= 0:
             legal = self._moves
             if legal is None:
-                legal = self._moves = (self._spiel or self.spiel).legal_actions()
+                legal = self._moves = self._held().legal_actions()
             if type(move) is not int or move not in legal:
                 shown = game.format_move(move) if type(move) is int and 0 <= move < game.actions else repr(move)
                 raise IllegalMoveError(f"{shown} is illegal in {game.name} now")
@@ -576,7 +590,7 @@ class OpenSpielState(State):
             raise IllegalMoveError(f"{move!r} is illegal in {game.name}: the game is over")
         spiel = self._spiel
         if spiel is None or self._parent is None:  # a clone, else this state's own lent to its first child
-            spiel = self.spiel.clone()
+            spiel = self._held().clone()
         else:
             self._spiel = None
         spiel.apply_action(action)
@@ -598,7 +612,7 @@ class OpenSpielState(State):
             joint[seat] = move
         spiel = self._spiel
         if spiel is None or self._parent is None:  # (as in ``play``)
-            spiel = self.spiel.clone()
+            spiel = self._held().clone()
         else:
             self._spiel = None
         spiel.apply_actions(joint)
@@ -607,11 +621,11 @@ class OpenSpielState(State):
     def returns(self) -> tuple[float, ...]:
         if self._player != TERMINAL:
             raise ValueError("the game is not over: it has no returns yet")
-        return tuple(self.spiel.returns())  # (floats: OpenSpiel's doubles)
+        return tuple(self._held().returns())  # (floats: OpenSpiel's doubles)
 
     def random_playout(self, rng: random.Random) -> Outcome:
         # the fast path: one clone played on in place, as OpenSpiel's own loops do
-        spiel = self.spiel.clone()
+        spiel = self._held().clone()
         players = self.game.players
         choice, choices = rng.choice, rng.choices
         while not spiel.is_terminal():
@@ -625,7 +639,7 @@ class OpenSpielState(State):
         return Outcome.from_returns(spiel.returns())
 
     def render(self) -> str:
-        return str(self.spiel)
+        return str(self._held())
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know: in a game of hidden information OpenSpiel's information-state
@@ -633,9 +647,9 @@ class OpenSpielState(State):
         anyway (who acts, its legal moves), never another seat's moves; else, and for ``None``
         (a spectator), the whole state."""
         game = self.game
-        if seat is None or not game.HIDDEN or self.spiel.is_terminal():
+        if seat is None or not game.HIDDEN or self._player == TERMINAL:
             return self.to_dict()
-        spiel = self.spiel
+        spiel = self._held()
         known = spiel.information_state_string(seat) if game.informed else spiel.observation_string(seat)
         return {
             "game": game.name,
@@ -658,7 +672,7 @@ class OpenSpielState(State):
         if layout is None:
             return None
         size = layout.rows * layout.cols
-        cells = _cells(self.spiel.observation_tensor(0), layout.planes, size)
+        cells = _cells(self._held().observation_tensor(0), layout.planes, size)
         if cells is None:
             return None
         marks = [layout.marks[plane] for plane in cells]
@@ -673,7 +687,7 @@ class OpenSpielState(State):
     def board_data(self) -> dict[str, Any]:
         """The board where the tensor draws one, OpenSpiel's text of the state, and OpenSpiel's
         string of each legal move here (its notation may be the action's number)."""
-        spiel = self.spiel
+        spiel = self._held()
         data = {**(self.board() or {}), "state": str(spiel)}
         player = spiel.current_player()
         if player >= 0:
