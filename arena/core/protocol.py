@@ -44,9 +44,13 @@ class ProtocolError(ValueError):
     """A reply that does not follow the protocol."""
 
 
+#: compact JSON (one encoder for every message)
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """One message as a protocol line."""
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    return _encode(message).encode() + b"\n"
 
 
 def new_game(

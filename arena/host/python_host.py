@@ -25,15 +25,20 @@ import time
 import traceback
 from typing import Any
 
+from arena.clock import Clock
+from arena.games import SIMULTANEOUS, IllegalMoveError, View
+
 #: a name no game has: a bot's ``GAMES`` that holds it holds every game
 EVERY_GAME_PROBE = "\x00 a game of any name"
+#: the replies' JSON, compact (one encoder for every reply)
+_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def _reply(fd: int, message: dict[str, Any]) -> None:
     referees = sys.modules.get("arena.games.referee_process")
     if referees is not None:  # a game's referee this process started: no process may outlive a reply
         referees.close_referees()
-    os.write(fd, json.dumps(message, separators=(",", ":")).encode() + b"\n")
+    os.write(fd, _encode(message).encode() + b"\n")
 
 
 def _error(error: BaseException) -> dict[str, Any]:
@@ -153,9 +158,6 @@ class Host:
         """Play the moves the request brings, then ask the bot for its move under the request's
         clock: on the state, or (protocol 2, a game with hidden information or a simultaneous
         step) on a ``View`` of what its seat may know."""
-        from arena.clock import Clock
-        from arena.games import SIMULTANEOUS, View
-
         game, observe = self.game, getattr(self.bot, "observe", None)
         if self.state is not None:
             for state, step in game.steps(self.state, message.get("moves", ())):
@@ -180,15 +182,17 @@ class Host:
         if type(move) is not int:
             raise TypeError(f"move() returned {move!r}, not a move (an int of the game's encoding)")
         text = game.format_move(move)
-        if sequential and self.state.is_legal(move):
-            self.state = self.state.play(move)
+        if sequential:
+            try:
+                self.state = self.state.play(move)
+            except IllegalMoveError:  # the harness ends the game: the state is not needed again
+                pass
         return {"type": "move", "move": text, "cut": True} if clock.was_cut else {"type": "move", "move": text}
 
     def measure_pace(self, message: dict[str, Any]) -> dict[str, Any]:
         """The ``pace`` reply: the CPU seconds one step of the bot's search takes, the most of any
         of its moves in a game against itself under a cpu clock of ``limit`` seconds a move
         (``null`` if its searches do not budget by the clock). See ``arena.runners.pace``."""
-        from arena.clock import Clock
         from arena.games import get_game_from_spec
         from arena.host.loader import load_module, make_player
 
@@ -235,7 +239,7 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
     stream = os.fdopen(fd_in, "rb", buffering=1 << 16)
     for line in stream:
         received = (time.monotonic(), time.process_time())
-        message = json.loads(line)
+        message = json.loads(line.decode())  # (UTF-8, as the harness writes: no guessing)
         kind = message.get("type")
         try:
             if kind == "move":

@@ -213,11 +213,19 @@ class BotProcess:
 
     def mark(self) -> Mark:
         """Now, as a request's cost is counted from: (wall, the bot's CPU time, its and the
-        harness's waits for a CPU)."""
+        harness's waits for a CPU). The clocks are read before the wall clock, and ``_end``
+        reads them after it: the stretch a bot is charged holds none of the harness's reads.
+        (The bot is idle while they are read: its CPU and waits do not move.)"""
+        cpu = self.cpu_time()
+        waited = self.waited() + harness_waited()
+        return time.monotonic(), cpu, waited
+
+    def _end(self) -> Mark:
+        """Now, as a request's cost is counted to: the wall clock, then the others (``mark``)."""
         return time.monotonic(), self.cpu_time(), self.waited() + harness_waited()
 
     def _since(self, mark: Mark, end: Mark | None = None) -> Usage:
-        wall, cpu, waited = end or self.mark()
+        wall, cpu, waited = end or self._end()
         return Usage(wall - mark[0], None if cpu is None or mark[1] is None else cpu - mark[1], waited - mark[2])
 
     def children(self, every_thread: bool = False) -> list[int]:
@@ -274,7 +282,7 @@ class BotProcess:
         mark = mark or self.mark()
         self.send(data)
         line = self._receive(limit, mark)
-        self.last = self.mark()
+        self.last = self._end()
         usage = self._since(mark, self.last)
         if limit is not None and usage.charged(limit.clock) > limit.total:
             self.kill()
@@ -298,7 +306,7 @@ class BotProcess:
                 raise BotFault(Termination.PROTOCOL_ERROR, f"wrote more than {MAX_REPLY >> 20} MB in one reply")
             if heard(line):
                 break
-        self.last = self.mark()
+        self.last = self._end()
         usage = self._since(mark, self.last)
         if limit is not None and usage.charged(limit.clock) > limit.total:
             self.kill()
