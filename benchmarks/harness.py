@@ -7,7 +7,9 @@
     ratios are against);
 (b) the harness's overhead per move: the wall time the harness measures for a move of a bot
     that answers at once (pipes, JSON both ways, the host's bookkeeping, the scheduler),
-    median and p99;
+    median and p99, beside a bare pipe round trip (a line to ``cat`` and back, both on one
+    CPU as a pinned worker and its bots are) measured in the same run; and (a) and (b) again
+    with the cpu clock (``time: {clock: cpu}``);
 (c) how far past its limit a bot that never answers is killed (median, max) with every
     worker doing it at once, and the forfeits of a bot that thinks for 90 % of a 50 ms limit
     over 2,000 moves with every worker busy (target 0).
@@ -75,22 +77,69 @@ class Timed(Silent):
         self.started = time.perf_counter()
 
 
-def tournament_yaml(name: str, teams: int, games_per_pair: int) -> str:
+def tournament_yaml(name: str, teams: int, games_per_pair: int, clock: str = "wall") -> str:
     bots = "\n".join(f"  r{i}: {{module: bots.randombot}}" for i in range(teams))
     return (
-        f"name: {name}\ngame: uttt\nseed: 1\ntime: {{move: 1.0}}\nbots:\n{bots}\n"
+        f"name: {name}\ngame: uttt\nseed: 1\ntime: {{move: 1.0, clock: {clock}}}\nbots:\n{bots}\n"
         f"stages:\n  - {{games_per_pair: {games_per_pair}}}\n"
     )
 
 
+#: the echoes of ``pipe_round_trips``: the pipes' floor, and a Python bot's (its interpreter's
+#: read and write, as the host's)
+ECHOES = {
+    "cat": ["cat"],
+    "a Python echo": [
+        sys.executable,
+        "-c",
+        "import os\nwhile data := os.read(0, 65536):\n    os.write(1, data)",
+    ],
+}
+
+
+def pipe_round_trips(count: int, echo_argv: list[str]) -> list[float]:
+    """Seconds of ``count`` round trips of a short line through an echo (``ECHOES``) and back
+    over pipes, this process and the echo on one CPU (as a pinned worker and its bots): the
+    floor of a move."""
+    import os
+    import subprocess
+
+    cpu = min(os.sched_getaffinity(0))
+    saved = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    echo = subprocess.Popen(echo_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    assert echo.stdin is not None and echo.stdout is not None
+    line, trips = b'{"type":"move","move":"44"}\n', []
+    try:
+        for _ in range(count):
+            start = time.perf_counter()
+            os.write(echo.stdin.fileno(), line)
+            got = b""
+            while len(got) < len(line):
+                got += os.read(echo.stdout.fileno(), 4096)
+            trips.append(time.perf_counter() - start)
+    finally:
+        echo.stdin.close()
+        echo.wait()
+        os.sched_setaffinity(0, saved)
+    return trips[count // 10 :]  # the first ones warm up
+
+
 def harness_rate(
-    workers: int, teams: int, games_per_pair: int, folder: Path, pin: bool = True, launcher: bool = True
+    workers: int,
+    teams: int,
+    games_per_pair: int,
+    folder: Path,
+    pin: bool = True,
+    launcher: bool = True,
+    clock: str = "wall",
 ) -> tuple[float, int, list[float]]:
     """Games a second of a whole uttt random tournament through the harness, and its moves'
     wall ms; ``pin``: workers on CPUs of their own; ``launcher``: Python bots forked from each
-    worker's launcher (else started the plain way, through the sandbox wrapper)."""
+    worker's launcher (else started the plain way, through the sandbox wrapper); ``clock``: the
+    time control's clock."""
     url = f"sqlite:///{folder}/bench-{workers}-{time.monotonic_ns()}.sqlite3"
-    text = tournament_yaml("bench", teams, games_per_pair)
+    text = tournament_yaml("bench", teams, games_per_pair, clock)
     worker.MAX_LAUNCHERS = launcher_limit if launcher else 0  # the workers are forked from here
     timed = Timed()
     try:
@@ -213,26 +262,33 @@ def main() -> None:
     print(f"(a) uttt random vs random, {games} games a run, median of {args.runs} runs")
     w = args.workers
     setups = {
-        (1, True, True): "1 worker",
-        (w, True, True): f"{w} workers",
-        (w, False, True): f"{w} workers, not pinned",
-        (w, True, False): f"{w} workers, no launcher",
-        (w, False, False): f"{w} workers, neither (plain)",
+        (1, True, True, "wall"): "1 worker",
+        (w, True, True, "wall"): f"{w} workers",
+        (w, False, True, "wall"): f"{w} workers, not pinned",
+        (w, True, False, "wall"): f"{w} workers, no launcher",
+        (w, False, False, "wall"): f"{w} workers, neither (plain)",
+        (1, True, True, "cpu"): "1 worker, cpu clock",
+        (w, True, True, "cpu"): f"{w} workers, cpu clock",
     }
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         floors: list[float] = []
         rates: dict[tuple, list[float]] = {setup: [] for setup in setups}
-        walls: list[float] = []
+        walls: dict[str, list[float]] = {}
+        trips: dict[str, list[float]] = {name: [] for name in ECHOES}
         for _ in range(args.runs):
             floors.append(floor_rate(min(games, 400)))
+            for name, argv in ECHOES.items():
+                trips[name] += pipe_round_trips(5000, argv)
             for setup in setups:
-                workers, pin, launcher = setup
-                rate, _, run_walls = harness_rate(workers, args.teams, args.games_per_pair, folder, pin, launcher)
+                workers, pin, launcher, clock = setup
+                teams, per_pair = args.teams, args.games_per_pair
+                rate, _, run_walls = harness_rate(workers, teams, per_pair, folder, pin, launcher, clock)
                 rates[setup].append(rate)
-                walls = run_walls if setup == (1, True, True) else walls
+                if workers == 1:
+                    walls[clock] = run_walls
         floor = statistics.median(floors)
-        plain = statistics.median(rates[(w, False, False)])
+        plain = statistics.median(rates[(w, False, False, "wall")])
         print(f"    floor, one process, no storage:     {floor:8.1f} games/s")
         for setup, values in rates.items():
             median = statistics.median(values)
@@ -240,11 +296,22 @@ def main() -> None:
                 f"    harness, {setups[setup] + ':':27} {median:8.1f} games/s ({median / plain:.2f} x plain; "
                 f"runs: {', '.join(f'{v:.0f}' for v in values)})"
             )
-        walls.sort()
-        print(
-            f"(b) harness overhead per move (instant bot, 1 worker, {len(walls)} moves): "
-            f"median {statistics.median(walls) * 1000:.0f} us, p99 {walls[int(len(walls) * 0.99)] * 1000:.0f} us"
-        )
+        print("(b) a pipe round trip, one CPU:")
+        for name, found in trips.items():
+            found.sort()
+            print(
+                f"    through {name + ':':15} median {statistics.median(found) * 1e6:5.1f} us, "
+                f"p99 {found[int(len(found) * 0.99)] * 1e6:5.1f} us ({len(found)} trips)"
+            )
+        floors_us = {name: statistics.median(found) * 1e6 for name, found in trips.items()}
+        for clock, found in walls.items():
+            found.sort()
+            median, p99 = statistics.median(found) * 1000, found[int(len(found) * 0.99)] * 1000
+            against = ", ".join(f"{median / trip:.1f} x {name}'s" for name, trip in floors_us.items())
+            print(
+                f"    harness overhead per move, {clock} clock (instant bot, 1 worker, {len(found)} moves): "
+                f"median {median:.0f} us ({against}), p99 {p99:.0f} us"
+            )
         delays = kill_delays(args.workers, 0.1, 10)
         print(
             f"(c) never-answering bot, limit 100 ms, grace {TimeControl().grace * 1000:.0f} ms, "
