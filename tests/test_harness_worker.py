@@ -3,10 +3,11 @@ the harness's side, and a bot's own output kept out of the protocol and in the s
 
 from __future__ import annotations
 
+import pickle
 import threading
 import time
 
-from arena.core.records import Termination
+from arena.core.records import GameRecord, MoveRecord, Termination
 from arena.games import get_game
 from arena.runners.worker import GameWorker
 from arena.sandbox import procfs
@@ -194,3 +195,11 @@ def test_a_forked_worker_reads_its_own_wait_for_a_cpu_not_its_parents():
     os.waitpid(child, 0)
     pid, target = reported.split(" ", 1)
     assert int(pid) == child and target.startswith(f"/proc/{child}/task/") and target.endswith("/schedstat")
+
+
+def test_a_game_record_crosses_from_a_worker_to_its_parent_whole():
+    # every move of a game is pickled in the worker and unpickled by the run's process
+    moves = [MoveRecord(0, "44", 0.031, 0.02, 0.001, True, '{"depth": 3}'), MoveRecord(-1, "chance 2", 0.0, None)]
+    record = GameRecord(7, moves, winner=1, stderr=("", "warn"))
+    again = pickle.loads(pickle.dumps(record, pickle.HIGHEST_PROTOCOL))
+    assert again == record and again.moves[1].wait_ms is None and again.moves[0].cut

@@ -117,14 +117,14 @@ class _Worker:
         self.connection.send(job)
 
     def pick(self, queue: list[GameJob]) -> GameJob:
-        """Take from ``queue`` the first game whose bots are warm here (both, else one, else
-        the first): starting a bot process costs far more than a whole fast game."""
-        best, best_score = 0, -1
+        """Take from ``queue`` the first game whose bots are all warm here (else the one with
+        most warm, else the first): starting a bot process costs far more than a fast game."""
+        best, best_score, warm = 0, -1, self.warm.__contains__
         for index, job in enumerate(queue[:AFFINITY_WINDOW]):
-            score = sum(spec in self.warm for spec in job.bots)
+            score = sum(map(warm, job.bots))
             if score > best_score:
                 best, best_score = index, score
-                if score == 2:
+                if score == len(job.bots):  # every seat warm
                     break
         return queue.pop(best)
 
