@@ -141,12 +141,15 @@ def resolve_game(bot: str, games: Sequence[str], game: Game | str) -> Game:
     return get_game(name) if isinstance(game, str) else game
 
 
-def build_tables(game: Game, prepare: Callable[[], Any] | None = None) -> None:
+def build_tables(game: Game, prepare: Callable[[], Any] | None = None, knowledge: bool = True) -> None:
     """Build the game's lazily made tables (e.g. tic-tac-toe's playout table) and the bots'
     shared game knowledge now, in ``make_bot``, so that the first timed move does not pay for
     them, and take them out of the garbage collector's sight (see ``no_gc_pauses``). Uses its
-    own generator, so the bot's ``rng`` is untouched. ``prepare``: the bot's own tables."""
-    import bots.heuristics  # noqa: F401 - tree reuse and the rule-based bots need it on their second move
+    own generator, so the bot's ``rng`` is untouched. ``prepare``: the bot's own tables;
+    ``knowledge`` False: a bot that uses none of the shared knowledge (``bots.heuristics``, some
+    50 ms of a bot's start) does without it."""
+    if knowledge:
+        import bots.heuristics  # noqa: F401 - tree reuse and the rule-based bots need it on their second move
 
     game.initial_state().random_playout(random.Random(0))
     if prepare is not None:
@@ -215,9 +218,10 @@ def setup(
     rng: random.Random,
     params: Mapping[str, Any],
     prepare: Callable[[], Any] | None = None,
+    knowledge: bool = True,
 ) -> tuple[Game, dict[str, Any]]:
     """What every ``make_bot`` does first: check the game, the seat, the generator and the
-    parameters, then ``build_tables`` (with the bot's ``prepare``). Returns the game and the
+    parameters, then ``build_tables`` (with the bot's ``prepare`` and ``knowledge``). Returns the game and the
     resolved parameters."""
     resolved_game = resolve_game(bot, games, game)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < resolved_game.players:
@@ -228,7 +232,7 @@ def setup(
             f"bot {bot!r}: rng must be a random.Random (the only randomness a bot may use), not {type(rng).__name__}"
         )
     values = resolve_parameters(bot, parameters, params)
-    build_tables(resolved_game, prepare)
+    build_tables(resolved_game, prepare, knowledge)
     return resolved_game, values
 
 

@@ -53,7 +53,7 @@ TREE_MB = 200
 def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> Any:
     """OpenSpiel's bot ``algorithm`` for ``game`` (an OpenSpiel game, or tictactoe, uttt or
     othello) and ``seat``; ``BotParameterError`` for a game it cannot play."""
-    resolved, values = setup("openspiel_bots", GAMES, PARAMETERS, game, seat, rng, params)
+    resolved, values = setup("openspiel_bots", GAMES, PARAMETERS, game, seat, rng, params, knowledge=False)
     spiel_game = _spiel_game(resolved)
     if values["algorithm"] == "random":
         return RandomPlayer(rng)

@@ -50,7 +50,7 @@ class RandomBot:
 
 def make_bot(game: Game | str, seat: int, rng: random.Random, **params: Any) -> RandomBot:
     """A random player; it takes no parameters."""
-    setup("randombot", GAMES, PARAMETERS, game, seat, rng, params)
+    setup("randombot", GAMES, PARAMETERS, game, seat, rng, params, knowledge=False)
     return RandomBot(rng)
 
 
