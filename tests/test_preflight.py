@@ -132,7 +132,11 @@ def test_a_parameter_a_file_bots_make_bot_needs_is_refused_when_missing(folder):
 
 
 def test_limits_a_bot_cannot_start_under_are_refused(folder):
-    folder.write("  a: {module: bots.randombot}\n  b: {module: bots.randombot}\n", more="limits: {memory_mb: 16}\n")
+    (folder.path / "big_tables.py").write_text(
+        '"""Builds 64 MB of tables."""\n\nTABLES = []\n\n\ndef make_bot(game, seat, rng):\n'
+        "    TABLES.append(bytearray(64 << 20))\n    return None\n"
+    )
+    folder.write("  a: {path: big_tables.py}\n  b: {path: big_tables.py}\n", more="limits: {memory_mb: 16}\n")
     problem = (
         "cannot start within the tournament's limits: MemoryError: out of memory (the memory limit was reached); "
         "raise them under limits: (now memory_mb 16, file_size_mb 16, processes 256)"
