@@ -26,19 +26,18 @@ import traceback
 from typing import Any
 
 from arena.clock import Clock
+from arena.core.protocol import encode
 from arena.games import SIMULTANEOUS, IllegalMoveError, View
 
 #: a name no game has: a bot's ``GAMES`` that holds it holds every game
 EVERY_GAME_PROBE = "\x00 a game of any name"
-#: the replies' JSON, compact (one encoder for every reply)
-_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def _reply(fd: int, message: dict[str, Any]) -> None:
     referees = sys.modules.get("arena.games.referee_process")
     if referees is not None:  # a game's referee this process started: no process may outlive a reply
         referees.close_referees()
-    os.write(fd, _encode(message).encode() + b"\n")
+    os.write(fd, encode(message))
 
 
 def _error(error: BaseException) -> dict[str, Any]:
