@@ -13,9 +13,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, delete, exists, insert, select, text, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from arena.core.records import GameRecord
+from arena.core.records import GameRecord, MoveRecord
+from arena.core.text import clean
 from arena.store.models import (
     Bot,
     Entry,
@@ -131,7 +133,6 @@ def _game_row(tournament_id: int, game: PlannedGame) -> dict[str, Any]:
 
 
 #: the statements a finished game is stored with, built once
-_MOVES = insert(MoveRow)
 _FINISH = update(GameRow).where(GameRow.id == bindparam("game_id"), GameRow.status != "finished")
 _SEAT_END = (
     update(GameSeat)
@@ -145,6 +146,10 @@ _SEAT_END = (
         cpu_ms=bindparam("cpu"),
     )
 )
+#: a move's columns, in the order ``_insert_moves`` writes them
+_MOVE_COLUMNS = ("game_id", "ply", "seat", "move", "wall_ms", "cpu_ms", "wait_ms", "cut", "info")
+#: the placeholder of a positional parameter, by the driver's ``paramstyle``
+_PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
 
 
 def save_record(session: Session, record: GameRecord) -> bool:
@@ -152,32 +157,34 @@ def save_record(session: Session, record: GameRecord) -> bool:
     A game already finished is left as it is: a record that comes twice (a game a cluster played
     again after losing track of a worker) is stored once.
 
-    Plain Core statements, compiled once: this runs once a game in the only writer, and the
-    ORM's unit of work would cost several times more than SQLite itself.
+    Three statements, compiled once (the moves through the driver itself): this runs once a
+    game in the only writer, and the ORM's unit of work would cost several times more than
+    SQLite itself.
     """
     connection = session.connection()
-    game_id = record.game_id
-    if connection.execute(select(GameRow.status).where(GameRow.id == game_id)).scalar_one_or_none() == "finished":
+    game_id, moves = record.game_id, record.moves
+    finished = connection.execute(
+        _FINISH,
+        {
+            "game_id": game_id,
+            "status": "finished",
+            "winner": record.winner,
+            "termination": record.termination.value,
+            "offender": record.offender,
+            "detail": record.detail,
+            "plies": len(moves),
+            "started_at": record.started_at,
+            "finished_at": record.finished_at,
+            "node": record.node,
+            "cpu": record.cpu,
+            "clock": record.clock,
+            "time_scale": record.time_scale,
+        },
+    )
+    if finished.rowcount == 0:  # finished already (or no such game): nothing of it changes
         return False
-    moves = record.moves
     if moves:
-        connection.execute(
-            _MOVES,
-            [
-                {
-                    "game_id": game_id,
-                    "ply": ply,
-                    "seat": m.seat,
-                    "move": m.move,
-                    "wall_ms": m.wall_ms,
-                    "cpu_ms": m.cpu_ms,
-                    "wait_ms": m.wait_ms,
-                    "cut": m.cut,
-                    "info": m.info,
-                }
-                for ply, m in enumerate(moves, 1)
-            ],
-        )
+        _insert_moves(connection, game_id, moves)
     points = record.points or (None,) * len(record.stderr)
     times: list[list[float]] = [[] for _ in record.stderr]
     cpu: list[list[float | None]] = [[] for _ in record.stderr]
@@ -201,25 +208,24 @@ def save_record(session: Session, record: GameRecord) -> bool:
             for seat, (scored, wrote, walls, used) in enumerate(zip(points, record.stderr, times, cpu, strict=True))
         ],
     )
-    connection.execute(
-        _FINISH,
-        {
-            "game_id": game_id,
-            "status": "finished",
-            "winner": record.winner,
-            "termination": record.termination.value,
-            "offender": record.offender,
-            "detail": record.detail,
-            "plies": len(moves),
-            "started_at": record.started_at,
-            "finished_at": record.finished_at,
-            "node": record.node,
-            "cpu": record.cpu,
-            "clock": record.clock,
-            "time_scale": record.time_scale,
-        },
-    )
     return True
+
+
+def _insert_moves(connection: Connection, game_id: int, moves: list[MoveRecord]) -> None:
+    """Insert a game's moves with one ``executemany`` of the driver: SQLAlchemy's handling of
+    each row's parameters cost more than SQLite's insert. Their text is ``clean`` as the
+    columns' types would make it (``CleanString``)."""
+    rows = [
+        (game_id, ply, m.seat, clean(m.move), m.wall_ms, m.cpu_ms, m.wait_ms, m.cut, m.info and clean(m.info))
+        for ply, m in enumerate(moves, 1)
+    ]
+    placeholder = _PLACEHOLDERS.get(connection.dialect.paramstyle)
+    if placeholder is None:  # a driver with named parameters only: through SQLAlchemy
+        connection.execute(insert(MoveRow), [dict(zip(_MOVE_COLUMNS, row, strict=True)) for row in rows])
+        return
+    marks = ", ".join([placeholder] * len(_MOVE_COLUMNS))
+    statement = f"INSERT INTO {MoveRow.__tablename__} ({', '.join(_MOVE_COLUMNS)}) VALUES ({marks})"
+    connection.exec_driver_sql(statement, rows)
 
 
 def _total(values: list[float]) -> float:
