@@ -212,7 +212,7 @@ def test_a_drained_runner_finishes_the_games_under_way_and_starts_no_more():
     for record in runner.run([job(first, random, game_id=n) for n in range(1, 7)]):
         played.append(record.game_id)
         runner.drain()
-    # the worker was given game 2 as game 1's record came back, before the drain: it finishes
+    # the worker was given game 2 with game 1, ahead of the drain: it finishes; game 3 is never given
     assert played == [1, 2]
 
 

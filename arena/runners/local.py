@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import signal
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -36,6 +36,9 @@ from arena.sandbox.reaper import reap_strays, set_subreaper, subreaper_state
 
 #: how far down the queue a worker looks for a game whose bots it has warm
 AFFINITY_WINDOW = 256
+#: games a worker is given beyond the one it plays: the next is in its pipe as it sends a
+#: record, so it never waits for this process (busy storing the last record) between games
+AHEAD = 1
 #: how many workers one game may lose before the run stops: a game that kills every worker
 #: that plays it (a harness fault, or a bot that can signal its worker) would loop for ever
 MAX_WORKER_DEATHS = 3
@@ -104,11 +107,11 @@ class _Worker:
         self.pid: int = self.process.pid
         child.close()
         self.cpu = cpu
-        self.job: GameJob | None = None
+        self.jobs: deque[GameJob] = deque()  # given, in order: the first is under way, the others wait in its pipe
         self.warm: OrderedDict[BotSpec, None] = OrderedDict()  # mirrors the worker's WarmBots
 
     def give(self, job: GameJob) -> None:
-        self.job = job
+        self.jobs.append(job)
         for spec in job.bots:
             self.warm[spec] = None
             self.warm.move_to_end(spec)
@@ -254,10 +257,12 @@ class LocalRunner:
         try:
             while len(workers) < min(self.workers, len(queue)):
                 workers.append(new_worker(self._cpu(started)))
-            for worker in workers:
-                worker.give(worker.pick(queue))
-            while any(w.job is not None for w in workers):
-                busy = [w for w in workers if w.job is not None]
+            for _ in range(1 + AHEAD):
+                for worker in workers:
+                    if queue:
+                        worker.give(worker.pick(queue))
+            while any(w.jobs for w in workers):
+                busy = [w for w in workers if w.jobs]
                 ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
                 for worker in busy:
                     record = None
@@ -267,36 +272,37 @@ class LocalRunner:
                         except (EOFError, OSError):
                             record = None
                     if record is not None:
-                        worker.job = None
+                        worker.jobs.popleft()
+                        yield record  # (a drain asked for there gives this worker nothing more)
                         if queue and not self.draining:
                             worker.give(worker.pick(queue))
-                        yield record
                     elif worker.process.sentinel in ready or not worker.process.is_alive():
                         worker.process.join(1.0)
-                        lost = worker.job
+                        lost = list(worker.jobs)  # the game under way, and those given ahead
                         log.warning(
                             "worker %s died (exit %s) during game %s; playing it again",
                             worker.process.name,
                             worker.process.exitcode,
-                            lost.game_id if lost else None,
+                            lost[0].game_id if lost else None,
                         )
                         worker.stop(timeout=0.5)
                         workers.remove(worker)
                         reap_strays(before | self._pids(workers))
                         scratch.remove_stale({worker.pid})
-                        if lost is not None:
-                            deaths[lost.game_id] = deaths.get(lost.game_id, 0) + 1
-                            if deaths[lost.game_id] >= MAX_WORKER_DEATHS:
+                        if lost:
+                            deaths[lost[0].game_id] = deaths.get(lost[0].game_id, 0) + 1
+                            if deaths[lost[0].game_id] >= MAX_WORKER_DEATHS:
                                 raise RunnerError(
-                                    f"game {lost.game_id} lost its worker process {MAX_WORKER_DEATHS} times (the last "
-                                    f"exit status was {worker.process.exitcode}); stopping the run: the log beside "
-                                    "the database says more, and running again retries the game"
+                                    f"game {lost[0].game_id} lost its worker process {MAX_WORKER_DEATHS} times (the "
+                                    f"last exit status was {worker.process.exitcode}); stopping the run: the log "
+                                    "beside the database says more, and running again retries the game"
                                 )
                         replacement = new_worker(worker.cpu)
                         self.restarts += 1
                         workers.append(replacement)
-                        if lost is not None:
-                            replacement.give(lost)
+                        # the game under way is played again, and those given ahead unless draining
+                        for job in lost if not self.draining else lost[:1]:
+                            replacement.give(job)
         finally:
             for worker in workers:
                 worker.stop()
