@@ -131,11 +131,15 @@ class _Worker:
                     break
         return queue.pop(best)
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def ask_to_stop(self) -> None:
+        """Tell the worker to end (its bots with it) once its game is over; ``stop`` waits."""
         try:
             self.connection.send(None)
         except (BrokenPipeError, OSError):
             pass
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.ask_to_stop()
         self.process.join(timeout)
         if self.process.is_alive():
             self.process.terminate()
@@ -304,6 +308,8 @@ class LocalRunner:
                         for job in lost if not self.draining else lost[:1]:
                             replacement.give(job)
         finally:
+            for worker in workers:  # all at once: each ends its bots on its own CPU
+                worker.ask_to_stop()
             for worker in workers:
                 worker.stop()
             reap_strays(before)

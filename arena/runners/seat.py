@@ -318,6 +318,10 @@ class WarmBots:
             oldest.close()
 
     def close(self) -> None:
-        """Close every idle player."""
+        """Close every idle player: their processes are all killed first, then each is waited
+        for and cleaned up."""
+        for player in self.idle.values():
+            if player.process is not None:
+                player.process.doom()
         while self.idle:
             self.idle.popitem()[1].close()

@@ -389,13 +389,19 @@ class BotProcess:
         """Whether the process is still running."""
         return self.proc.poll() is None
 
+    def doom(self) -> None:
+        """SIGKILL the bot's control group, not waiting for it to end (``kill`` or ``close``
+        then does): a worker that closes its bots together kills them all first, and their
+        deaths overlap. Without a control group, nothing: ``kill`` finds what to kill then."""
+        self.killed_by_us = True
+        if self.cgroup is not None:
+            self.cgroup.kill()
+
     def kill(self) -> None:
         """Kill the bot and everything it started, now: its control group at once; without
         one, its process group and every process below the bot that left the group
         (``setsid``). Then reap the bot."""
-        self.killed_by_us = True
-        if self.cgroup is not None:
-            self.cgroup.kill()
+        self.doom()
         # Only while the bot is not reaped is its pid surely its own (a zombie keeps it)
         below = descendants(self.pid) if self.proc.poll() is None else []
         try:
