@@ -260,14 +260,23 @@ def serve(host: Host, fd_in: int, fd_out: int) -> None:
     host.close_bot()
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the bot named on the command line on arena's line protocol (stdin, stdout)."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m arena.host.python_host")
     parser.add_argument("--path", action="append", default=[], help="folder to import bots from")
     parser.add_argument("--warm-up", help="warm the bot up for this game (JSON: name, params) first")
     parser.add_argument("target")
     parser.add_argument("params", nargs="?", default="{}")
-    options = parser.parse_args(argv)
+    return parser
+
+
+#: the host's command line, read by a parser made once: the launcher imports this module before
+#: it forks bots, and making a parser in a forked bot costs some 4 ms of copy-on-write faults
+PARSER = _parser()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the bot named on the command line on arena's line protocol (stdin, stdout)."""
+    options = PARSER.parse_args(argv)
     # Python ignores SIGXFSZ; restored, a write past the file-size limit kills the bot with it,
     # which the harness reports as a resource limit rather than an exception
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
