@@ -216,6 +216,19 @@ def test_a_drained_runner_finishes_the_games_under_way_and_starts_no_more():
     assert played == [1, 2]
 
 
+def test_a_drain_skips_the_games_given_ahead_that_no_worker_started():
+    fast, slow = python_bot("first_legal"), python_bot("slow_first_legal")
+    runner = LocalRunner(2)
+    played = []
+    # the first worker plays the quick games 1, 3, 5, the second the slow ones 2, 4, 6 (its warm bots)
+    jobs = [job(fast, fast, game_id=n) if n % 2 else job(slow, fast, game_id=n) for n in range(1, 7)]
+    for record in runner.run(jobs):
+        played.append(record.game_id)
+        runner.drain()
+    # game 1's worker had game 3 under way by then; game 4 waited behind the slow game 2: skipped
+    assert played == [1, 3, 2]
+
+
 class Scripted:
     """A runner whose games end as ``results`` says, by game number (0, 1, ...): the first
     seat's win (``0``), the second's (``1``), a draw (``None``) or ``"aborted"``, left

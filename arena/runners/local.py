@@ -39,6 +39,9 @@ AFFINITY_WINDOW = 256
 #: games a worker is given beyond the one it plays: the next is in its pipe as it sends a
 #: record, so it never waits for this process (busy storing the last record) between games
 AHEAD = 1
+#: the mark a drain sends a worker: the games it was given ahead and has not started are skipped,
+#: and it sends back each one's id instead of its record
+SKIP = "skip"
 #: how many workers one game may lose before the run stops: a game that kills every worker
 #: that plays it (a harness fault, or a bot that can signal its worker) would loop for ever
 MAX_WORKER_DEATHS = 3
@@ -76,10 +79,19 @@ def _worker_main(
     signal.signal(signal.SIGTERM, stop)
     if os.getppid() != parent:  # the parent died before we could ask to be told
         return
+    pending: deque[object] = deque()  # what was sent after the game about to start
+
+    def next_message() -> object:
+        return pending.popleft() if pending else connection.recv()
+
     with GameWorker(cpu, cgroup, live=live) as worker:
         try:
-            while (job := connection.recv()) is not None:
-                connection.send(worker.play(job))
+            while (message := next_message()) is not None:
+                if isinstance(message, GameJob):
+                    while connection.poll():
+                        pending.append(connection.recv())
+                    # a drain sent after it: it was given ahead, and is not started
+                    connection.send(message.game_id if SKIP in pending else worker.play(message))
         except (EOFError, BrokenPipeError, KeyboardInterrupt, SystemExit):
             pass
 
@@ -223,11 +235,16 @@ class LocalRunner:
         self.restarts = 0
         self.cgroup: Cgroup | None = None
         self.draining = False
+        self._workers: list[_Worker] = []  # those of the run under way
 
     def drain(self) -> None:
         """Start no more games in the run under way: the games being played finish and their
-        records still come; the run then ends (what stops a match once its test is decided)."""
+        records still come, those given ahead and not started are skipped; the run then ends
+        (what stops a match once its test is decided)."""
         self.draining = True
+        for worker in self._workers:
+            if len(worker.jobs) > 1:
+                worker.connection.send(SKIP)
 
     def _cpu(self, number: int) -> int | None:
         return None if self.cpus is None else self.cpus[number % len(self.cpus)]
@@ -246,6 +263,7 @@ class LocalRunner:
         self.cgroup = Cgroup.for_process()
         before = set(child_pids(os.getpid()))  # children of ours that are not the run's
         workers: list[_Worker] = []
+        self._workers = workers
         started = 0
         deaths: dict[int, int] = {}  # game id -> workers lost playing it
         dead: set[int] = set()  # the pids of all its workers, whose scratch folders go with them
@@ -275,7 +293,9 @@ class LocalRunner:
                             record = worker.connection.recv()
                         except (EOFError, OSError):
                             record = None
-                    if record is not None:
+                    if isinstance(record, int):  # a game given ahead, skipped by a drain
+                        worker.jobs.popleft()
+                    elif record is not None:
                         worker.jobs.popleft()
                         yield record  # (a drain asked for there gives this worker nothing more)
                         if queue and not self.draining:
