@@ -1,6 +1,8 @@
 """The worker pool under faults (issue 7): a worker killed mid-game is replaced and its game
 played again (tests/test_tournament_resume.py kills one during a real run); a game that kills
-every worker playing it stops the run with an error instead of replaying it for ever."""
+every worker playing it stops the run with an error instead of replaying it for ever. An open
+runner keeps its workers, their launchers and warm bots between runs (a tournament's rounds),
+but not those of a run given up midway."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import pytest
 from arena.core.records import Termination
 from arena.runners.local import LocalRunner, RunnerError
 from arena.runners.worker import GameWorker
-from tests.fixtures.harnesskit import job, python_bot
+from arena.sandbox.procfs import descendants
+from tests.fixtures.harnesskit import TICTACTOE, job, python_bot, wait_until
 from tests.fixtures.leftovers import nothing_left_running  # noqa: F401
 
 FIRST, RANDOM = python_bot("first_legal"), python_bot("seeded_random")
@@ -59,3 +62,31 @@ def test_a_game_that_kills_every_worker_stops_the_run_after_three_deaths(monkeyp
     )
     assert played == [1]
     assert (tmp_path / "always").read_text() == "died\n" * 3
+
+
+def below(runner: LocalRunner) -> set[int]:
+    """The processes of ``runner``'s workers: the workers, their launchers and their bots."""
+    return {pid for worker in runner.worker_pids for pid in (worker, *descendants(worker))}
+
+
+def test_an_open_runner_keeps_its_workers_launchers_and_warm_bots_from_run_to_run():
+    with LocalRunner(1) as runner:
+        runner.open(TICTACTOE)  # the worker starts its launcher before it is given a game
+        assert wait_until(lambda: len(below(runner)) == 2, timeout=10)
+        first = list(runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2)]))
+        playing = below(runner)  # the worker, its launcher and the two bots
+        second = list(runner.run([job(RANDOM, FIRST, game_id=n) for n in (3, 4)]))
+        assert below(runner) == playing and len(playing) == 4
+    assert [r.termination for r in first + second] == [Termination.NORMAL] * 4
+    assert runner.worker_pids == []  # (and nothing is left running: the fixture checks)
+
+
+def test_the_workers_of_a_run_given_up_midway_are_ended_and_the_next_run_has_new_ones():
+    with LocalRunner(1) as runner:
+        run = runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3, 4)])
+        next(run)
+        stopped = below(runner)
+        run.close()  # its worker still had games: they are not the next run's
+        assert runner.worker_pids == []
+        records = list(runner.run([job(FIRST, RANDOM, game_id=5)]))
+        assert [r.game_id for r in records] == [5] and not stopped & below(runner)

@@ -134,6 +134,12 @@ def run_tournament(
         listener.warnings(found.warnings)
         if found.problems:
             raise found.error(source)
+        path = log_file(url, config.name) if keep_log else None
+        closing.enter_context(logging_to(path))  # (before the workers are forked: they log through it)
+        local = None
+        if runner is None and cluster is None:  # this machine's workers get ready while the run does
+            local = closing.enter_context(LocalRunner(workers or config.workers, pin=pin, live=live_folder(url)))
+            local.open(config.game.spec())
         # the cluster is reached before anything is stored: a run that cannot play stores nothing
         remote = None if cluster is None or runner is not None else closing.enter_context(cluster_runner(cluster))
         store = open_store(url)
@@ -148,8 +154,6 @@ def run_tournament(
         tournament_run = TournamentRun(config, text, store, base, workers)
         _tournament, resumed = tournament_run.prepare()
         listener.starting()
-        path = log_file(url, config.name) if keep_log else None
-        closing.enter_context(logging_to(path))
         # paces are measured on this machine: a cluster's nodes are others (docs/cluster.md)
         paced = tournament_run.pace(listener.measuring) if remote is None else None
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
@@ -161,10 +165,10 @@ def run_tournament(
         progress = Progress(expected_games(config))
         if runner is not None:
             placing = playing = type(runner).__name__
-        elif remote is None:
-            local = LocalRunner(tournament_run.workers, pin=pin, live=live_folder(url))
+        elif local is not None:
             runner, placing, playing = local, f"CPUs: {local.pinning}", f"{tournament_run.workers} workers"
         else:
+            assert remote is not None  # (no runner given, and a cluster named)
             runner, placing = remote, remote.describe()
             playing = placing
         paces = ""

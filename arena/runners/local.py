@@ -21,6 +21,7 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import Any
 
 from arena.core.botspec import BotSpec
 from arena.core.job import GameJob
@@ -87,7 +88,9 @@ def _worker_main(
     with GameWorker(cpu, cgroup, live=live) as worker:
         try:
             while (message := next_message()) is not None:
-                if isinstance(message, GameJob):
+                if isinstance(message, dict):  # the spec of the game it is to play (``LocalRunner.open``)
+                    worker.get_ready(message)
+                elif isinstance(message, GameJob):
                     while connection.poll():
                         pending.append(connection.recv())
                     # a drain sent after it: it was given ahead, and is not started
@@ -226,7 +229,12 @@ def choose_cpus(workers: int, pin: bool | None) -> tuple[list[int] | None, str]:
 class LocalRunner:
     """Plays games in ``workers`` processes of this machine; ``pin`` as ``choose_cpus``;
     ``live``: where the workers write each game's moves as they are played (``arena.core.live``;
-    the files of a run's games are removed when it ends)."""
+    the files of a run's games are removed when it ends).
+
+    Used as a context manager (``with LocalRunner() as runner``, or ``open``/``close``) it keeps
+    its workers between runs, with their launchers and warm bots: a tournament's rounds and
+    stages go on where the last one left off, and ``open(game)`` starts the workers' launchers
+    at once, while the caller gets ready. Otherwise each run starts its workers and ends them."""
 
     def __init__(self, workers: int | None = None, pin: bool | None = None, live: Path | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
@@ -235,19 +243,81 @@ class LocalRunner:
         self.restarts = 0
         self.cgroup: Cgroup | None = None
         self.draining = False
-        self._workers: list[_Worker] = []  # those of the run under way
+        self._open = False
+        self._pool: list[_Worker] = []  # the workers now
+        self._started = 0  # workers started so far (their numbers)
+        self._dead: set[int] = set()  # the pids of all its workers, whose scratch folders go with them
+        self._before: set[int] = set()  # children of this process that are not the runner's
+        self._was_subreaper = False
+        self._context = multiprocessing.get_context("fork")
+
+    def __enter__(self) -> LocalRunner:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self, game: dict[str, Any] | None = None) -> None:
+        """Keep workers from now until ``close``; ``game``: the spec of the game they will play,
+        for which they start their launchers now (else on their first game)."""
+        if not self._open:
+            self._was_subreaper = subreaper_state()
+            set_subreaper(True)  # what the bots of a killed worker detached comes back to us
+            self.cgroup = Cgroup.for_process()
+            self._before = set(child_pids(os.getpid()))
+            self._open = True
+        if game is not None:
+            while len(self._pool) < self.workers:
+                self._pool.append(self._new_worker(self._cpu(self._started)))
+            for worker in self._pool:
+                worker.connection.send(game)
+
+    def close(self) -> None:
+        """End the workers (each ends its bots and launcher) and what they left."""
+        if not self._open:
+            return
+        self._stop_workers()
+        reap_strays(self._before)
+        scratch.remove_stale({pid for pid in self._dead if not Path(f"/proc/{pid}").exists()})
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if not self._was_subreaper:
+            set_subreaper(False)
+        self._open = False
+
+    @property
+    def worker_pids(self) -> list[int]:
+        """The process ids of its workers now."""
+        return [worker.pid for worker in self._pool]
 
     def drain(self) -> None:
         """Start no more games in the run under way: the games being played finish and their
         records still come, those given ahead and not started are skipped; the run then ends
         (what stops a match once its test is decided)."""
         self.draining = True
-        for worker in self._workers:
+        for worker in self._pool:
             if len(worker.jobs) > 1:
                 worker.connection.send(SKIP)
 
     def _cpu(self, number: int) -> int | None:
         return None if self.cpus is None else self.cpus[number % len(self.cpus)]
+
+    def _new_worker(self, cpu: int | None) -> _Worker:
+        group = self.cgroup.child(f"worker-{self._started}", holds_groups=True) if self.cgroup else None
+        others = [w.connection for w in self._pool]
+        worker = _Worker(self._context, self._started, cpu, group, others, self.live)
+        self._started += 1
+        self._dead.add(worker.pid)
+        return worker
+
+    def _stop_workers(self) -> None:
+        for worker in self._pool:  # all at once: each ends its bots on its own CPU
+            worker.ask_to_stop()
+        for worker in self._pool:
+            worker.stop()
+        self._pool.clear()
 
     def run(self, jobs: Iterable[GameJob]) -> Iterator[GameRecord]:
         """Play ``jobs``; yield each game's record as it finishes (in no fixed order)."""
@@ -255,91 +325,74 @@ class LocalRunner:
         self.draining = False
         if not queue:
             return
-        ids = [job.game_id for job in queue]
-
-        context = multiprocessing.get_context("fork")
-        was_subreaper = subreaper_state()
-        set_subreaper(True)  # what the bots of a killed worker detached comes back to us
-        self.cgroup = Cgroup.for_process()
-        before = set(child_pids(os.getpid()))  # children of ours that are not the run's
-        workers: list[_Worker] = []
-        self._workers = workers
-        started = 0
-        deaths: dict[int, int] = {}  # game id -> workers lost playing it
-        dead: set[int] = set()  # the pids of all its workers, whose scratch folders go with them
-
-        def new_worker(cpu: int | None) -> _Worker:
-            nonlocal started
-            group = self.cgroup.child(f"worker-{started}", holds_groups=True) if self.cgroup else None
-            worker = _Worker(context, started, cpu, group, [w.connection for w in workers], self.live)
-            started += 1
-            dead.add(worker.pid)
-            return worker
-
+        if any(w.jobs for w in self._pool):  # a run given up midway (its records never read): its games go
+            self._stop_workers()
+        ids, kept = [job.game_id for job in queue], self._open
+        self.open()
         try:
-            while len(workers) < min(self.workers, len(queue)):
-                workers.append(new_worker(self._cpu(started)))
-            for _ in range(1 + AHEAD):
-                for worker in workers:
-                    if queue:
-                        worker.give(worker.pick(queue))
-            while any(w.jobs for w in workers):
-                busy = [w for w in workers if w.jobs]
-                ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
-                for worker in busy:
-                    record = None
-                    if worker.connection in ready:
-                        try:
-                            record = worker.connection.recv()
-                        except (EOFError, OSError):
-                            record = None
-                    if isinstance(record, int):  # a game given ahead, skipped by a drain
-                        worker.jobs.popleft()
-                    elif record is not None:
-                        worker.jobs.popleft()
-                        yield record  # (a drain asked for there gives this worker nothing more)
-                        if queue and not self.draining:
-                            worker.give(worker.pick(queue))
-                    elif worker.process.sentinel in ready or not worker.process.is_alive():
-                        worker.process.join(1.0)
-                        lost = list(worker.jobs)  # the game under way, and those given ahead
-                        log.warning(
-                            "worker %s died (exit %s) during game %s; playing it again",
-                            worker.process.name,
-                            worker.process.exitcode,
-                            lost[0].game_id if lost else None,
-                        )
-                        worker.stop(timeout=0.5)
-                        workers.remove(worker)
-                        reap_strays(before | self._pids(workers))
-                        scratch.remove_stale({worker.pid})
-                        if lost:
-                            deaths[lost[0].game_id] = deaths.get(lost[0].game_id, 0) + 1
-                            if deaths[lost[0].game_id] >= MAX_WORKER_DEATHS:
-                                raise RunnerError(
-                                    f"game {lost[0].game_id} lost its worker process {MAX_WORKER_DEATHS} times (the "
-                                    f"last exit status was {worker.process.exitcode}); stopping the run: the log "
-                                    "beside the database says more, and running again retries the game"
-                                )
-                        replacement = new_worker(worker.cpu)
-                        self.restarts += 1
-                        workers.append(replacement)
-                        # the game under way is played again, and those given ahead unless draining
-                        for job in lost if not self.draining else lost[:1]:
-                            replacement.give(job)
+            yield from self._play(queue)
+        except BaseException:
+            self._stop_workers()  # what they still play is the stopped run's
+            raise
         finally:
-            for worker in workers:  # all at once: each ends its bots on its own CPU
-                worker.ask_to_stop()
-            for worker in workers:
-                worker.stop()
-            reap_strays(before)
-            scratch.remove_stale({pid for pid in dead if not Path(f"/proc/{pid}").exists()})
-            if self.cgroup is not None:
-                self.cgroup.remove()
+            if not kept:
+                self.close()
             if self.live is not None:
                 remove_live(self.live, ids)
-            if not was_subreaper:
-                set_subreaper(False)
+
+    def _play(self, queue: list[GameJob]) -> Iterator[GameRecord]:
+        workers = self._pool
+        deaths: dict[int, int] = {}  # game id -> workers lost playing it
+        while len(workers) < min(self.workers, len(queue)):
+            workers.append(self._new_worker(self._cpu(self._started)))
+        for _ in range(1 + AHEAD):
+            for worker in workers:
+                if queue:
+                    worker.give(worker.pick(queue))
+        while any(w.jobs for w in workers):
+            busy = [w for w in workers if w.jobs]
+            ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
+            for worker in busy:
+                record = None
+                if worker.connection in ready:
+                    try:
+                        record = worker.connection.recv()
+                    except (EOFError, OSError):
+                        record = None
+                if isinstance(record, int):  # a game given ahead, skipped by a drain
+                    worker.jobs.popleft()
+                elif record is not None:
+                    worker.jobs.popleft()
+                    yield record  # (a drain asked for there gives this worker nothing more)
+                    if queue and not self.draining:
+                        worker.give(worker.pick(queue))
+                elif worker.process.sentinel in ready or not worker.process.is_alive():
+                    worker.process.join(1.0)
+                    lost = list(worker.jobs)  # the game under way, and those given ahead
+                    log.warning(
+                        "worker %s died (exit %s) during game %s; playing it again",
+                        worker.process.name,
+                        worker.process.exitcode,
+                        lost[0].game_id if lost else None,
+                    )
+                    worker.stop(timeout=0.5)
+                    workers.remove(worker)
+                    reap_strays(self._before | self._pids(workers))
+                    scratch.remove_stale({worker.pid})
+                    if lost:
+                        deaths[lost[0].game_id] = deaths.get(lost[0].game_id, 0) + 1
+                        if deaths[lost[0].game_id] >= MAX_WORKER_DEATHS:
+                            raise RunnerError(
+                                f"game {lost[0].game_id} lost its worker process {MAX_WORKER_DEATHS} times (the "
+                                f"last exit status was {worker.process.exitcode}); stopping the run: the log "
+                                "beside the database says more, and running again retries the game"
+                            )
+                    replacement = self._new_worker(worker.cpu)
+                    self.restarts += 1
+                    workers.append(replacement)
+                    # the game under way is played again, and those given ahead unless draining
+                    for job in lost if not self.draining else lost[:1]:
+                        replacement.give(job)
 
     @staticmethod
     def _pids(workers: list[_Worker]) -> set[int]:

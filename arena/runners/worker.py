@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from arena.core.botspec import BotSpec
 from arena.core.gameloop import play_game
@@ -231,6 +231,19 @@ class GameWorker:
         node = this_node()
         record.node, record.cpu, record.clock, record.time_scale = node.host, node.cpu, control.clock, self.time_scale
         return record
+
+    def get_ready(self, game_spec: dict[str, Any]) -> None:
+        """Start the launcher for the game ``game_spec`` names now, before the first game asks
+        for a bot (a run's workers do while the run checks its bots); a failure is the first
+        game's to meet."""
+        self._require_open()
+        try:
+            game = get_game_from_spec(game_spec)
+            if self.fork:
+                with _ThisProcess.lock:
+                    self._launcher_for(game)
+        except Exception as error:
+            log.info("could not get ready for the game %s: %s", game_spec.get("name"), error)
 
     def start_bot(self, spec: BotSpec, game: Game | None, warm_up: bool = True) -> BotProcess:
         """A new process for ``spec`` to play ``game`` (``None``: only to be asked what it is),
