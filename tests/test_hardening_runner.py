@@ -7,13 +7,14 @@ but not those of a run given up midway."""
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
 from arena.core.records import Termination
 from arena.runners.local import LocalRunner, RunnerError
 from arena.runners.worker import GameWorker
-from arena.sandbox.procfs import descendants
+from arena.sandbox.procfs import descendants, running
 from tests.fixtures.harnesskit import TICTACTOE, job, python_bot, wait_until
 from tests.fixtures.leftovers import nothing_left_running  # noqa: F401
 
@@ -90,3 +91,14 @@ def test_the_workers_of_a_run_given_up_midway_are_ended_and_the_next_run_has_new
         assert runner.worker_pids == []
         records = list(runner.run([job(FIRST, RANDOM, game_id=5)]))
         assert [r.game_id for r in records] == [5] and not stopped & below(runner)
+
+
+def test_a_worker_killed_while_the_runner_waits_for_its_first_run_is_replaced():
+    with LocalRunner(1) as runner:
+        runner.open(TICTACTOE)
+        (worker,) = runner.worker_pids
+        os.kill(worker, signal.SIGKILL)
+        assert wait_until(lambda: not running(worker))
+        records = list(runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2)]))
+        assert sorted((r.game_id, r.termination) for r in records) == [(1, Termination.NORMAL), (2, Termination.NORMAL)]
+        assert runner.worker_pids != [worker]

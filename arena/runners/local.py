@@ -132,7 +132,15 @@ class _Worker:
             self.warm.move_to_end(spec)
         while len(self.warm) > WARM_PROCESSES:
             self.warm.popitem(last=False)
-        self.connection.send(job)
+        self.tell(job)
+
+    def tell(self, message: object) -> None:
+        """Send the worker ``message``; a worker that is gone is not told (the run finds it dead
+        and gives its games to another)."""
+        try:
+            self.connection.send(message)
+        except OSError:
+            pass
 
     def pick(self, queue: list[GameJob]) -> GameJob:
         """Take from ``queue`` the first game whose bots are all warm here (else the one with
@@ -148,10 +156,7 @@ class _Worker:
 
     def ask_to_stop(self) -> None:
         """Tell the worker to end (its bots with it) once its game is over; ``stop`` waits."""
-        try:
-            self.connection.send(None)
-        except (BrokenPipeError, OSError):
-            pass
+        self.tell(None)
 
     def stop(self, timeout: float = 5.0) -> None:
         self.ask_to_stop()
@@ -271,7 +276,7 @@ class LocalRunner:
             while len(self._pool) < self.workers:
                 self._pool.append(self._new_worker(self._cpu(self._started)))
             for worker in self._pool:
-                worker.connection.send(game)
+                worker.tell(game)
 
     def close(self) -> None:
         """End the workers (each ends its bots and launcher) and what they left."""
@@ -299,7 +304,7 @@ class LocalRunner:
         self.draining = True
         for worker in self._pool:
             if len(worker.jobs) > 1:
-                worker.connection.send(SKIP)
+                worker.tell(SKIP)
 
     def _cpu(self, number: int) -> int | None:
         return None if self.cpus is None else self.cpus[number % len(self.cpus)]
