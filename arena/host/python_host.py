@@ -63,6 +63,7 @@ class Host:
         self.state: Any = None
         self.seat = 0
         self.pace: float | None = None
+        self.checked: set[str] = set()  # the games its module was found to play (``check_contract``)
 
     def new_game(self, message: dict[str, Any]) -> dict[str, Any]:
         """Make a new bot for the game the request names (its module loaded on first use); ready."""
@@ -74,7 +75,9 @@ class Host:
         game = get_game_from_spec(message["game"])
         if self.module is None:
             self.module = load_module(self.target)
-        check_contract(self.module, self.target, game.name)
+        if game.name not in self.checked:  # (once a game name: reading make_bot's signature takes some 20 µs)
+            check_contract(self.module, self.target, game.name)
+            self.checked.add(game.name)
         rng = random.Random(message["seed"])
         # a plain move() bot has no rng: its randomness is the random module, seeded as rng is,
         # so that it draws what a make_bot bot would, and a game plays the same again
