@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 
 import pytest
 
-from arena.core.records import Termination
+from arena.core.records import GameRecord, Termination
 from arena.runners.local import LocalRunner, RunnerError
 from arena.runners.worker import GameWorker
 from arena.sandbox.procfs import descendants, running
@@ -102,3 +104,48 @@ def test_a_worker_killed_while_the_runner_waits_for_its_first_run_is_replaced():
         records = list(runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2)]))
         assert sorted((r.game_id, r.termination) for r in records) == [(1, Termination.NORMAL), (2, Termination.NORMAL)]
         assert runner.worker_pids != [worker]
+
+
+def test_a_run_given_up_midway_and_closed_late_leaves_the_next_run_whole():
+    with LocalRunner(1) as runner:
+        given_up = runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3, 4)])
+        next(given_up)  # (its generator is not closed yet)
+        later = runner.run([job(FIRST, RANDOM, game_id=n) for n in (5, 6, 7, 8)])
+        played = [next(later).game_id]
+        given_up.close()  # as when the frame that held it is freed at last
+        played += [record.game_id for record in later]
+    assert sorted(played) == [5, 6, 7, 8]
+
+
+def test_a_game_too_big_to_wait_in_a_pipe_is_not_given_ahead(monkeypatch):
+    """A job and a record each bigger than a pipe's buffer: given ahead, the job would fill the
+    worker's pipe while it plays, and its record then the other way, each side waiting for the
+    other (a watchdog ends the worker after 20 s without a record, failing the test)."""
+    size = 300_000
+
+    def play(worker, game_job):
+        time.sleep(0.1)  # a game
+        return GameRecord(game_job.game_id, [], detail="d" * size)
+
+    monkeypatch.setattr(GameWorker, "play", play)
+    big = python_bot("takes_params", params={"blob": "x" * size})
+    runner = LocalRunner(1)
+    played: list[int] = []
+    stuck: list[list[int]] = []
+    done = threading.Event()
+
+    def watchdog() -> None:
+        seen = -1
+        while not done.wait(20):
+            if len(played) == seen:
+                stuck.append(list(played))
+                for pid in runner.worker_pids:
+                    os.kill(pid, signal.SIGKILL)
+            seen = len(played)
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    try:
+        played += [record.game_id for record in runner.run([job(big, big, game_id=n) for n in (1, 2, 3)])]
+    finally:
+        done.set()
+    assert sorted(played) == [1, 2, 3] and stuck == []

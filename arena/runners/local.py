@@ -20,6 +20,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,10 @@ AFFINITY_WINDOW = 256
 #: games a worker is given beyond the one it plays: the next is in its pipe as it sends a
 #: record, so it never waits for this process (busy storing the last record) between games
 AHEAD = 1
+#: the most bytes a game given ahead may take in a worker's pipe, far below the pipe's buffer: a
+#: bigger one could fill the pipe while the worker plays, and the worker's record then fill the
+#: other way, each side waiting for the other; it waits till the worker is free
+AHEAD_BYTES = 16 << 10
 #: the mark a drain sends a worker: the games it was given ahead and has not started are skipped,
 #: and it sends back each one's id instead of its record
 SKIP = "skip"
@@ -125,20 +130,32 @@ class _Worker:
         self.jobs: deque[GameJob] = deque()  # given, in order: the first is under way, the others wait in its pipe
         self.warm: OrderedDict[BotSpec, None] = OrderedDict()  # mirrors the worker's WarmBots
 
-    def give(self, job: GameJob) -> None:
+    def take(self, job: GameJob) -> bool:
+        """Give the worker ``job`` if it can take it now: any game when it has none, else one
+        small enough to wait in its pipe behind those it has (``AHEAD_BYTES``); whether it did."""
+        message = ForkingPickler.dumps(job)
+        if self.jobs and len(message) > AHEAD_BYTES:
+            return False
         self.jobs.append(job)
         for spec in job.bots:
             self.warm[spec] = None
             self.warm.move_to_end(spec)
         while len(self.warm) > WARM_PROCESSES:
             self.warm.popitem(last=False)
-        self.tell(job)
+        self.tell(message)
+        return True
+
+    def offer(self, queue: list[GameJob]) -> None:
+        """Give the worker the game of ``queue`` it plays best (``pick``), if it can take it."""
+        job = self.pick(queue)
+        if not self.take(job):
+            queue.insert(0, job)
 
     def tell(self, message: object) -> None:
-        """Send the worker ``message``; a worker that is gone is not told (the run finds it dead
-        and gives its games to another)."""
+        """Send the worker ``message`` (a ``memoryview``: one pickled already); a worker that is
+        gone is not told (the run finds it dead and gives its games to another)."""
         try:
-            self.connection.send(message)
+            self.connection.send_bytes(message if isinstance(message, memoryview) else ForkingPickler.dumps(message))
         except OSError:
             pass
 
@@ -255,6 +272,8 @@ class LocalRunner:
         self._before: set[int] = set()  # children of this process that are not the runner's
         self._was_subreaper = False
         self._context = multiprocessing.get_context("fork")
+        self._kept = False  # opened by its user (``open``): its workers outlive each run
+        self._run: object | None = None  # the run under way
 
     def __enter__(self) -> LocalRunner:
         self.open()
@@ -266,17 +285,21 @@ class LocalRunner:
     def open(self, game: dict[str, Any] | None = None) -> None:
         """Keep workers from now until ``close``; ``game``: the spec of the game they will play,
         for which they start their launchers now (else on their first game)."""
+        self._kept = True
+        self._start()
+        if game is not None:
+            while len(self._pool) < self.workers:
+                self._pool.append(self._new_worker(self._cpu(self._started)))
+            for worker in self._pool:
+                worker.tell(game)
+
+    def _start(self) -> None:
         if not self._open:
             self._was_subreaper = subreaper_state()
             set_subreaper(True)  # what the bots of a killed worker detached comes back to us
             self.cgroup = Cgroup.for_process()
             self._before = set(child_pids(os.getpid()))
             self._open = True
-        if game is not None:
-            while len(self._pool) < self.workers:
-                self._pool.append(self._new_worker(self._cpu(self._started)))
-            for worker in self._pool:
-                worker.tell(game)
 
     def close(self) -> None:
         """End the workers (each ends its bots and launcher) and what they left."""
@@ -285,12 +308,13 @@ class LocalRunner:
         self._stop_workers()
         reap_strays(self._before)
         scratch.remove_stale({pid for pid in self._dead if not Path(f"/proc/{pid}").exists()})
+        self._dead.clear()
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
         if not self._was_subreaper:
             set_subreaper(False)
-        self._open = False
+        self._open = self._kept = False
 
     @property
     def worker_pids(self) -> list[int]:
@@ -318,7 +342,8 @@ class LocalRunner:
         return worker
 
     def _stop_workers(self) -> None:
-        for worker in self._pool:  # all at once: each ends its bots on its own CPU
+        """End its workers, all told at once (each ends its bots on its own CPU)."""
+        for worker in self._pool:
             worker.ask_to_stop()
         for worker in self._pool:
             worker.stop()
@@ -330,18 +355,22 @@ class LocalRunner:
         self.draining = False
         if not queue:
             return
-        if any(w.jobs for w in self._pool):  # a run given up midway (its records never read): its games go
+        ids, this = [job.game_id for job in queue], object()
+        self._run = this  # a run given up midway and closed later touches nothing of this one
+        if any(w.jobs for w in self._pool):  # such a run's games under way are not this run's
             self._stop_workers()
-        ids, kept = [job.game_id for job in queue], self._open
-        self.open()
+        self._start()
         try:
             yield from self._play(queue)
         except BaseException:
-            self._stop_workers()  # what they still play is the stopped run's
+            if self._run is this:
+                self._stop_workers()  # what they still play is the stopped run's
             raise
         finally:
-            if not kept:
-                self.close()
+            if self._run is this:
+                self._run = None
+                if not self._kept:
+                    self.close()
             if self.live is not None:
                 remove_live(self.live, ids)
 
@@ -353,7 +382,7 @@ class LocalRunner:
         for _ in range(1 + AHEAD):
             for worker in workers:
                 if queue:
-                    worker.give(worker.pick(queue))
+                    worker.offer(queue)
         while any(w.jobs for w in workers):
             busy = [w for w in workers if w.jobs]
             ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
@@ -370,7 +399,7 @@ class LocalRunner:
                     worker.jobs.popleft()
                     yield record  # (a drain asked for there gives this worker nothing more)
                     if queue and not self.draining:
-                        worker.give(worker.pick(queue))
+                        worker.offer(queue)
                 elif worker.process.sentinel in ready or not worker.process.is_alive():
                     worker.process.join(1.0)
                     lost = list(worker.jobs)  # the game under way, and those given ahead
@@ -397,7 +426,8 @@ class LocalRunner:
                     workers.append(replacement)
                     # the game under way is played again, and those given ahead unless draining
                     for job in lost if not self.draining else lost[:1]:
-                        replacement.give(job)
+                        if not replacement.take(job):
+                            queue.insert(0, job)
 
     @staticmethod
     def _pids(workers: list[_Worker]) -> set[int]:
