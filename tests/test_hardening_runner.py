@@ -2,7 +2,7 @@
 played again (tests/test_tournament_resume.py kills one during a real run); a game that kills
 every worker playing it stops the run with an error instead of replaying it for ever. An open
 runner keeps its workers, their launchers and warm bots between runs (a tournament's rounds),
-but not those of a run given up midway."""
+but not those of a run given up midway, and ends them without waiting when told to wind down."""
 
 from __future__ import annotations
 
@@ -104,6 +104,17 @@ def test_a_worker_killed_while_the_runner_waits_for_its_first_run_is_replaced():
         records = list(runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2)]))
         assert sorted((r.game_id, r.termination) for r in records) == [(1, Termination.NORMAL), (2, Termination.NORMAL)]
         assert runner.worker_pids != [worker]
+
+
+def test_a_runner_winding_down_ends_its_workers_while_its_caller_goes_on():
+    with LocalRunner(1) as runner:
+        list(runner.run([job(FIRST, RANDOM, game_id=1)]))
+        ending = below(runner)
+        runner.wind_down()  # (a tournament's last ratings are kept meanwhile)
+        assert runner.worker_pids == []
+        assert wait_until(lambda: not any(running(pid) for pid in ending))
+        records = list(runner.run([job(FIRST, RANDOM, game_id=2)]))  # another run starts others
+        assert [r.termination for r in records] == [Termination.NORMAL] and not ending & below(runner)
 
 
 def test_a_run_given_up_midway_and_closed_late_leaves_the_next_run_whole():

@@ -348,9 +348,10 @@ class TournamentRun:
                             plan_stage(
                                 session, tournament, config, stage, advancing(session, tournament, config, stage - 1)
                             )
-                        else:
-                            _keep_for_reads(session, tournament_id, config)  # (the ratings of the rounds played)
-                            plan_next(session, tournament, config, stage)
+                        elif plan_next(session, tournament, config, stage) or stage + 1 < len(config.stages):
+                            # the ratings of the rounds played, for reads while the next is played (or
+                            # for the next stage's draw); the last stage's are kept at the end
+                            _keep_for_reads(session, tournament_id, config)
                         progress.total = expected_games(config) + extra_games(session, tournament, config)
                         jobs = self.jobs(session, stage)
                     if not jobs:
@@ -376,6 +377,9 @@ class TournamentRun:
             status = "interrupted"
             raise
         finally:
+            wind_down = getattr(runner, "wind_down", None)  # (a local runner's workers end meanwhile)
+            if wind_down is not None:
+                wind_down()
             try:
                 with self.sessions.begin() as session:
                     _keep_for_reads(session, tournament_id, config)

@@ -273,6 +273,7 @@ class LocalRunner:
         self._was_subreaper = False
         self._context = multiprocessing.get_context("fork")
         self._kept = False  # opened by its user (``open``): its workers outlive each run
+        self._ending: list[_Worker] = []  # told to end (``wind_down``), not waited for yet
         self._run: object | None = None  # the run under way
 
     def __enter__(self) -> LocalRunner:
@@ -300,6 +301,14 @@ class LocalRunner:
             self.cgroup = Cgroup.for_process()
             self._before = set(child_pids(os.getpid()))
             self._open = True
+
+    def wind_down(self) -> None:
+        """Tell every worker to end, and do not wait (``close`` does): what the caller does
+        meanwhile (a tournament's last ratings) overlaps their ending. A later run starts others."""
+        for worker in self._pool:
+            worker.ask_to_stop()
+        self._ending.extend(self._pool)
+        self._pool.clear()
 
     def close(self) -> None:
         """End the workers (each ends its bots and launcher) and what they left."""
@@ -342,12 +351,14 @@ class LocalRunner:
         return worker
 
     def _stop_workers(self) -> None:
-        """End its workers, all told at once (each ends its bots on its own CPU)."""
+        """End its workers, all told at once (each ends its bots on its own CPU), and those
+        winding down."""
         for worker in self._pool:
             worker.ask_to_stop()
-        for worker in self._pool:
+        for worker in [*self._ending, *self._pool]:
             worker.stop()
         self._pool.clear()
+        self._ending.clear()
 
     def run(self, jobs: Iterable[GameJob]) -> Iterator[GameRecord]:
         """Play ``jobs``; yield each game's record as it finishes (in no fixed order)."""
