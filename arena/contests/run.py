@@ -137,9 +137,12 @@ def run_tournament(
         path = log_file(url, config.name) if keep_log else None
         closing.enter_context(logging_to(path))  # (before the workers are forked: they log through it)
         local = None
+        # paces are measured one bot process at a time: then the workers start after them
+        pacing = config.time.clock == "cpu" and config.time.pace
         if runner is None and cluster is None:  # this machine's workers get ready while the run does
             local = closing.enter_context(LocalRunner(workers or config.workers, pin=pin, live=live_folder(url)))
-            local.open(config.game.spec())
+            if not pacing:
+                local.open(config.game.spec())
         # the cluster is reached before anything is stored: a run that cannot play stores nothing
         remote = None if cluster is None or runner is not None else closing.enter_context(cluster_runner(cluster))
         store = open_store(url)
@@ -156,6 +159,8 @@ def run_tournament(
         listener.starting()
         # paces are measured on this machine: a cluster's nodes are others (docs/cluster.md)
         paced = tournament_run.pace(listener.measuring) if remote is None else None
+        if local is not None and pacing:
+            local.open(config.game.spec())
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
         if removed is not None:
             log.info("the stored tournament of this name was deleted first: %s", removed.describe())
