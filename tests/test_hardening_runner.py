@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
 import time
 
@@ -160,3 +161,16 @@ def test_a_game_too_big_to_wait_in_a_pipe_is_not_given_ahead(monkeypatch):
     finally:
         done.set()
     assert sorted(played) == [1, 2, 3] and stuck == []
+
+
+def test_a_process_its_caller_started_before_a_run_is_no_stray_of_the_runner():
+    with LocalRunner(1) as runner:
+        runner.open(TICTACTOE)
+        own = subprocess.Popen(["sleep", "60"])  # (a load a benchmark starts beside the run)
+        try:
+            list(runner.run([job(FIRST, RANDOM, game_id=1)]))
+            runner.close()
+            assert own.poll() is None
+        finally:
+            own.kill()
+            own.wait()

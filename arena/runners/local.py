@@ -371,6 +371,8 @@ class LocalRunner:
         if any(w.jobs for w in self._pool):  # such a run's games under way are not this run's
             self._stop_workers()
         self._start()
+        # the children the caller started since it opened the runner are not strays of its bots
+        self._before |= set(child_pids(os.getpid())) - {w.pid for w in (*self._pool, *self._ending)}
         try:
             yield from self._play(queue)
         except BaseException:
