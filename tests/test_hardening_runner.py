@@ -174,3 +174,15 @@ def test_a_process_its_caller_started_before_a_run_is_no_stray_of_the_runner():
         finally:
             own.kill()
             own.wait()
+
+
+def test_a_bot_that_computes_between_two_runs_of_an_open_runner_forfeits_its_next_game():
+    """Kept warm from one round to the next, a bot is still watched while it is not its turn."""
+    spinner = python_bot("spins_after_game")
+    with LocalRunner(1) as runner:
+        (first,) = runner.run([job(spinner, FIRST, game_id=1)])
+        time.sleep(0.3)  # (between two rounds)
+        (second,) = runner.run([job(spinner, FIRST, game_id=2)])
+    assert first.termination is Termination.NORMAL
+    assert (second.termination, second.offender) == (Termination.RESOURCE_LIMIT, 0)
+    assert "between its games" in (second.detail or "")
