@@ -149,6 +149,7 @@ def _preload(game: str) -> None:
     import json
     import random
 
+    import arena.host.loader  # each bot's module is loaded through it (hashlib's C library with it)
     import arena.host.python_host  # noqa: F401 - every bot runs it
     from arena.games import get_game_from_spec
 
