@@ -22,6 +22,7 @@ from arena.core.records import BotFault, GameRecord, Overloaded, Termination
 from arena.core.timing import OVERLOAD_EXTRA, OVERLOAD_FACTOR, Limit, Usage
 from arena.runners.local import LocalRunner
 from arena.runners.worker import GameWorker
+from arena.sandbox.cgroups import Cgroup
 from arena.sandbox.process import BotProcess
 from arena.store.database import open_store
 from tests.fixtures.harnesskit import job, python_bot
@@ -32,6 +33,22 @@ from tests.fixtures.harnesskit import job, python_bot
 def test_the_wall_clock_charges_the_time_less_the_wait_for_a_cpu():
     limit = Limit(0.2, "wall", grace=0.05)
     assert limit.judge(Usage(wall=0.6, cpu=0.1, waited=0.45), cpus=1) == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize(
+    ("pressure", "starved"),
+    [
+        (
+            "some avg10=1.00 avg60=0.50 avg300=0.10 total=9000\nfull avg10=0.50 avg60=0.20 avg300=0.05 total=5752\n",
+            0.005752,
+        ),
+        ("some avg10=0.00 avg60=0.00 avg300=0.00 total=9000\n", None),  # a kernel that has no "full" line for the CPU
+        ("", None),
+    ],
+)
+def test_a_groups_wait_for_a_cpu_is_the_full_total_of_its_cpu_pressure(tmp_path, pressure, starved):
+    (tmp_path / "cpu.pressure").write_text(pressure)
+    assert Cgroup(tmp_path, {}).starved() == starved
 
 
 def test_a_request_charged_its_limit_is_a_timeout():

@@ -262,8 +262,8 @@ class Cgroup:
         data = self._read("cpu.pressure")
         if not data:
             return None
-        line = data.split(b"\n")[1] if data.count(b"\n") >= 2 else b""
-        return int(line.rsplit(b"total=", 1)[1]) / 1e6 if b"total=" in line else None
+        head, _, total = data.rpartition(b" total=")  # the last line's: "full ... total=N"
+        return int(total) / 1e6 if b"\nfull " in head else None
 
     def pids(self) -> list[int]:
         """The processes in the group now (not those below it)."""
