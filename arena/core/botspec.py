@@ -49,6 +49,11 @@ class BotSpec:
     support: str | None = None
     pace: float | None = None
 
+    def __hash__(self) -> int:
+        # equal specs have the same name, target and parameters: hashing those three is enough,
+        # and a runner looks its warm specs up hundreds of times a game
+        return hash((self.name, self.target, self.params))
+
     @property
     def parameters(self) -> dict[str, Any]:
         """The parameters, as data."""
