@@ -253,8 +253,8 @@ class Game(ABC):
         pending = iter(moves)
         index = 0
         for first in pending:
-            count = len(state.actors()) if state.to_move == SIMULTANEOUS else 1
-            step = [first, *(next(pending, None) for _ in range(count - 1))]
+            joint = state.to_move == SIMULTANEOUS
+            step = [first, *(next(pending, None) for _ in range(len(state.actors()) - 1))] if joint else [first]
             ints: list[Move] = []
             for move in step:
                 if move is None:
@@ -262,10 +262,10 @@ class Game(ABC):
                 ints.append(self.parse_move(move) if isinstance(move, str) else move)
             yield state, ints
             try:
-                state = state.play_joint(ints) if count > 1 or state.to_move == SIMULTANEOUS else state.play(ints[0])
+                state = state.play_joint(ints) if joint else state.play(ints[0])
             except IllegalMoveError as error:
                 raise IllegalMoveError(f"ply {index + 1}: {error}") from None
-            index += count
+            index += len(ints)
         yield state, []
 
     def advance(self, state: State, moves: Iterable[str | Move]) -> State:
