@@ -44,6 +44,14 @@ def test_a_move_reply_says_it_was_cut_only_with_a_literal_true():
     assert [cut(value) for value in ("false", "1", '"true"', "null", "[true]")] == [False] * 5
 
 
+@pytest.mark.parametrize("text", ["44", "e7e8q", 'a"b\\c', "é\n", "\ud800", ""])
+@pytest.mark.parametrize("cut", [False, True])
+def test_the_python_hosts_move_reply_is_the_line_the_encoder_writes_and_reads_back(text, cut):
+    line = protocol.move_reply(text, cut)
+    assert line == protocol.encode({"type": "move", "move": text, **({"cut": True} if cut else {})})
+    assert protocol.parse_reply(line.rstrip(b"\n"), "move")["cut"] is cut
+
+
 def test_an_error_reply_answers_any_request_with_kind_and_message():
     line = b'{"type":"error","kind":"resource_limit","message":"MemoryError: ","traceback":"..."}'
     assert protocol.parse_reply(line, "ready") == {

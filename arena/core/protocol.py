@@ -53,6 +53,12 @@ def encode(message: dict[str, Any]) -> bytes:
     return _encode(message).encode() + b"\n"
 
 
+def move_reply(move: str, cut: bool = False) -> bytes:
+    """A bot's move reply, the line ``encode`` writes for it, at a tenth of the cost (a Python
+    bot's host sends one every turn); ``cut``: the clock ended its search short of its budget."""
+    return b'{"type":"move","move":%s%s}\n' % (json.dumps(move).encode(), b',"cut":true' if cut else b"")
+
+
 def new_game(
     game: dict[str, Any],
     seat: int,

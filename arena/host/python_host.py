@@ -26,18 +26,19 @@ import traceback
 from typing import Any
 
 from arena.clock import Clock
-from arena.core.protocol import encode
+from arena.core.protocol import encode, move_reply
 from arena.games import SIMULTANEOUS, IllegalMoveError, View
 
 #: a name no game has: a bot's ``GAMES`` that holds it holds every game
 EVERY_GAME_PROBE = "\x00 a game of any name"
 
 
-def _reply(fd: int, message: dict[str, Any]) -> None:
+def _reply(fd: int, message: dict[str, Any] | bytes) -> None:
+    """Send ``message`` (or the line of one, encoded already)."""
     referees = sys.modules.get("arena.games.referee_process")
     if referees is not None:  # a game's referee this process started: no process may outlive a reply
         referees.close_referees()
-    os.write(fd, encode(message))
+    os.write(fd, message if isinstance(message, bytes) else encode(message))
 
 
 def _error(error: BaseException) -> dict[str, Any]:
@@ -156,10 +157,10 @@ class Host:
         except Exception as error:
             sys.stderr.write(f"arena host: warming up failed: {type(error).__name__}: {error}\n")
 
-    def move(self, message: dict[str, Any], received: tuple[float, float]) -> dict[str, Any]:
+    def move(self, message: dict[str, Any], received: tuple[float, float]) -> bytes:
         """Play the moves the request brings, then ask the bot for its move under the request's
         clock: on the state, or (protocol 2, a game with hidden information or a simultaneous
-        step) on a ``View`` of what its seat may know."""
+        step) on a ``View`` of what its seat may know; the line of its reply."""
         game, observe = self.game, getattr(self.bot, "observe", None)
         if self.state is not None:
             for state, step in game.steps(self.state, message.get("moves", ())):
@@ -189,7 +190,7 @@ class Host:
                 self.state = self.state.play(move)
             except IllegalMoveError:  # the harness ends the game: the state is not needed again
                 pass
-        return {"type": "move", "move": text, "cut": True} if clock.was_cut else {"type": "move", "move": text}
+        return move_reply(text, clock.was_cut)
 
     def measure_pace(self, message: dict[str, Any]) -> dict[str, Any]:
         """The ``pace`` reply: the CPU seconds one step of the bot's search takes, the most of any
