@@ -5,11 +5,12 @@
     processes and no storage (the floor); and with 2 workers not pinned to CPUs, without the
     launcher (every bot process started the plain way), and without either (the baseline the
     ratios are against);
-(b) the harness's overhead per move: the wall time the harness measures for a move of a bot
-    that answers at once (pipes, JSON both ways, the host's bookkeeping, the scheduler),
-    median and p99, beside a bare pipe round trip (a line to ``cat`` and back, both on one
-    CPU as a pinned worker and its bots are) measured in the same run; and (a) and (b) again
-    with the cpu clock (``time: {clock: cpu}``);
+(b) the harness's overhead per move: the wall time the harness charges a bot that answers at
+    once (``cat`` started as a bot, in the full sandbox: what the harness adds to the pipes),
+    and a random bot's move (pipes, JSON both ways, the Python host's bookkeeping and the bot's
+    pick, the scheduler), median and p99, beside a bare pipe round trip (a line to ``cat`` and
+    back, both on one CPU as a pinned worker and its bots are) measured in the same run; and
+    (a) and (b) again with the cpu clock (``time: {clock: cpu}``);
 (c) how far past its limit a bot that never answers is killed (median, max) with every
     worker doing it at once, and the forfeits of a bot that thinks for 90 % of a 50 ms limit
     over 2,000 moves with every worker busy (target 0).
@@ -97,6 +98,10 @@ ECHOES = {
 }
 
 
+#: the line the echoes send back: a move reply
+LINE = b'{"type":"move","move":"44"}\n'
+
+
 def pipe_round_trips(count: int, echo_argv: list[str]) -> list[float]:
     """Seconds of ``count`` round trips of a short line through an echo (``ECHOES``) and back
     over pipes, this process and the echo on one CPU (as a pinned worker and its bots): the
@@ -109,7 +114,7 @@ def pipe_round_trips(count: int, echo_argv: list[str]) -> list[float]:
     os.sched_setaffinity(0, {cpu})
     echo = subprocess.Popen(echo_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     assert echo.stdin is not None and echo.stdout is not None
-    line, trips = b'{"type":"move","move":"44"}\n', []
+    line, trips = LINE, []
     try:
         for _ in range(count):
             start = time.perf_counter()
@@ -123,6 +128,24 @@ def pipe_round_trips(count: int, echo_argv: list[str]) -> list[float]:
         echo.wait()
         os.sched_setaffinity(0, saved)
     return trips[count // 10 :]  # the first ones warm up
+
+
+def charged_echoes(count: int) -> list[float]:
+    """Seconds the harness charged ``count`` requests to a bot that answers at once: ``cat``
+    started as a bot (a control group of its own, seccomp, Landlock, namespaces), a line sent
+    through ``BotProcess.exchange`` and its stretch as the harness measures it (its reads at
+    either end outside it), this process and the bot on one CPU: the harness's own part of a
+    move, no bot program in it."""
+    import os
+    import shutil
+
+    with GameWorker(cpu=min(os.sched_getaffinity(0)), fork=False) as playing:
+        echo = playing.start_bot(BotSpec("echo", "command", shutil.which("cat") or "cat"), None, warm_up=False)
+        try:
+            stretches = [echo.exchange(LINE, None)[1].wall for _ in range(count)]
+        finally:
+            echo.close()
+    return stretches[count // 10 :]  # the first ones warm up
 
 
 def harness_rate(
@@ -276,10 +299,12 @@ def main() -> None:
         rates: dict[tuple, list[float]] = {setup: [] for setup in setups}
         walls: dict[str, list[float]] = {}
         trips: dict[str, list[float]] = {name: [] for name in ECHOES}
+        charged: list[float] = []
         for _ in range(args.runs):
             floors.append(floor_rate(min(games, 400)))
             for name, argv in ECHOES.items():
                 trips[name] += pipe_round_trips(5000, argv)
+            charged += charged_echoes(5000)
             for setup in setups:
                 workers, pin, launcher, clock = setup
                 teams, per_pair = args.teams, args.games_per_pair
@@ -304,12 +329,18 @@ def main() -> None:
                 f"p99 {found[int(len(found) * 0.99)] * 1e6:5.1f} us ({len(found)} trips)"
             )
         floors_us = {name: statistics.median(found) * 1e6 for name, found in trips.items()}
+        charged.sort()
+        median, p99 = statistics.median(charged) * 1e6, charged[int(len(charged) * 0.99)] * 1e6
+        print(
+            f"    charged a bot that answers at once (cat in the sandbox, {len(charged)} requests): "
+            f"median {median:.1f} us ({median / floors_us['cat']:.1f} x cat's round trip), p99 {p99:.1f} us"
+        )
         for clock, found in walls.items():
             found.sort()
             median, p99 = statistics.median(found) * 1000, found[int(len(found) * 0.99)] * 1000
             against = ", ".join(f"{median / trip:.1f} x {name}'s" for name, trip in floors_us.items())
             print(
-                f"    harness overhead per move, {clock} clock (instant bot, 1 worker, {len(found)} moves): "
+                f"    a random bot's move, {clock} clock (its host and pick included, 1 worker, {len(found)} moves): "
                 f"median {median:.0f} us ({against}), p99 {p99:.0f} us"
             )
         delays = kill_delays(args.workers, 0.1, 10)
