@@ -85,6 +85,26 @@ def test_an_open_runner_keeps_its_workers_launchers_and_warm_bots_from_run_to_ru
     assert runner.worker_pids == []  # (and nothing is left running: the fixture checks)
 
 
+def cpu_ticks(pid: int) -> int:
+    """The CPU time process ``pid`` used so far, in clock ticks (user and system)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def test_an_open_runner_waits_for_its_workers_launchers_to_be_ready_and_then_plays_as_usual():
+    with LocalRunner(2) as runner:
+        runner.open(TICTACTOE)
+        runner.wait_ready()  # (what a tournament measuring paces does: a quiet machine from here)
+        launchers = below(runner) - set(runner.worker_pids)
+        assert len(launchers) == 2
+        used = {pid: cpu_ticks(pid) for pid in launchers}
+        time.sleep(0.3)
+        assert {pid: cpu_ticks(pid) for pid in launchers} == used  # idle, their imports done
+        records = list(runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3)]))
+    assert sorted((r.game_id, r.termination) for r in records) == [(n, Termination.NORMAL) for n in (1, 2, 3)]
+
+
 def test_the_workers_of_a_run_given_up_midway_are_ended_and_the_next_run_has_new_ones():
     with LocalRunner(1) as runner:
         run = runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3, 4)])

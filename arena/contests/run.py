@@ -137,12 +137,9 @@ def run_tournament(
         path = log_file(url, config.name) if keep_log else None
         closing.enter_context(logging_to(path))  # (before the workers are forked: they log through it)
         local = None
-        # paces are measured one bot process at a time: then the workers start after them
-        pacing = config.time.clock == "cpu" and config.time.pace
         if runner is None and cluster is None:  # this machine's workers get ready while the run does
             local = closing.enter_context(LocalRunner(workers or config.workers, pin=pin, live=live_folder(url)))
-            if not pacing:
-                local.open(config.game.spec())
+            local.open(config.game.spec())
         # the cluster is reached before anything is stored: a run that cannot play stores nothing
         remote = None if cluster is None or runner is not None else closing.enter_context(cluster_runner(cluster))
         store = open_store(url)
@@ -157,10 +154,14 @@ def run_tournament(
         tournament_run = TournamentRun(config, text, store, base, workers)
         _tournament, resumed = tournament_run.prepare()
         listener.starting()
+
+        def measuring(count: int) -> None:  # paces are measured one bot process at a time: none slowed by a launcher
+            if local is not None:
+                local.wait_ready()
+            listener.measuring(count)
+
         # paces are measured on this machine: a cluster's nodes are others (docs/cluster.md)
-        paced = tournament_run.pace(listener.measuring) if remote is None else None
-        if local is not None and pacing:
-            local.open(config.game.spec())
+        paced = tournament_run.pace(measuring) if remote is None else None
         log.info("%s tournament %r", "resuming" if resumed else "starting", config.name)
         if removed is not None:
             log.info("the stored tournament of this name was deleted first: %s", removed.describe())

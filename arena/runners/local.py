@@ -48,6 +48,8 @@ AHEAD_BYTES = 16 << 10
 #: the mark a drain sends a worker: the games it was given ahead and has not started are skipped,
 #: and it sends back each one's id instead of its record
 SKIP = "skip"
+#: what a worker is asked, and answers once its launcher is ready (``LocalRunner.wait_ready``)
+READY = "ready"
 #: how many workers one game may lose before the run stops: a game that kills every worker
 #: that plays it (a harness fault, or a bot that can signal its worker) would loop for ever
 MAX_WORKER_DEATHS = 3
@@ -95,6 +97,9 @@ def _worker_main(
             while (message := next_message()) is not None:
                 if isinstance(message, dict):  # the spec of the game it is to play (``LocalRunner.open``)
                     worker.get_ready(message)
+                elif message == READY:
+                    worker.wait_ready()
+                    connection.send(READY)
                 elif isinstance(message, GameJob):
                     while connection.poll():
                         pending.append(connection.recv())
@@ -293,6 +298,18 @@ class LocalRunner:
                 self._pool.append(self._new_worker(self._cpu(self._started)))
             for worker in self._pool:
                 worker.tell(game)
+
+    def wait_ready(self) -> None:
+        """Wait until the launchers ``open(game)`` started are ready, between runs: what the
+        caller does next (a tournament measuring its bots' paces, one process at a time) has
+        the machine to itself."""
+        for worker in self._pool:
+            worker.tell(READY)
+        for worker in self._pool:
+            try:
+                worker.connection.recv()  # its READY
+            except (EOFError, OSError):
+                pass  # it died: the next run finds it dead and starts another
 
     def _start(self) -> None:
         if not self._open:

@@ -245,6 +245,14 @@ class GameWorker:
         except Exception as error:
             log.info("could not get ready for the game %s: %s", game_spec.get("name"), error)
 
+    def wait_ready(self) -> None:
+        """Wait until the launcher ``get_ready`` started has imported what its bots need; one
+        that has not within ``SPAWN_TIMEOUT`` is closed (the next bot starts another)."""
+        with _ThisProcess.lock:
+            if self._launcher is not None and not self._launcher.wait_ready():
+                log.warning("the launcher did not get ready in time; closed")
+                self._close_launcher()
+
     def start_bot(self, spec: BotSpec, game: Game | None, warm_up: bool = True) -> BotProcess:
         """A new process for ``spec`` to play ``game`` (``None``: only to be asked what it is),
         in a control group of its own where there are some: forked from this worker's launcher

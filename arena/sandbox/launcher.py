@@ -126,6 +126,16 @@ class Launcher:
             raise LaunchError(f"the launcher could not start the bot: {reply.get('error')}")
         return Forked(int(reply["pid"]), *ours)
 
+    def wait_ready(self, timeout: float = SPAWN_TIMEOUT) -> bool:
+        """Wait until the launcher has imported what bots need (it answers a request only then);
+        whether it had within ``timeout`` seconds (if not, it is of no more use)."""
+        try:
+            self.socket.send(json.dumps({"ready": True}).encode())
+            answered, _, _ = select.select([self.socket], [], [], timeout)
+            return bool(answered) and json.loads(self.socket.recv(1 << 12)).get("ready") is True
+        except (OSError, ValueError, AttributeError):
+            return False
+
     def close(self) -> None:
         """End the launcher (the bots it forked live on, children of the worker)."""
         self.socket.close()  # the launcher sees the end of its input and exits
@@ -205,7 +215,8 @@ def _become_bot(request: dict[str, Any], fds: list[int], worker: int) -> None:
 
 
 def serve(connection: socket.socket, worker: int) -> None:
-    """Fork a bot for each request until the worker closes the connection."""
+    """Fork a bot for each request until the worker closes the connection (a request that asks
+    whether it is ready is answered that it is)."""
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
@@ -216,7 +227,7 @@ def serve(connection: socket.socket, worker: int) -> None:
         reply: dict[str, int | str]
         try:
             request = json.loads(message)
-            reply = {"pid": _fork(request, fds, worker)}
+            reply = {"ready": True} if request.get("ready") else {"pid": _fork(request, fds, worker)}
         except Exception as error:  # a bad request: say so, serve the next one
             reply = {"error": f"{type(error).__name__}: {error}"}
         finally:
