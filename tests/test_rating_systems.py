@@ -5,14 +5,11 @@ order and ranking by μ − 3σ; the leaderboard, its JSON and the report say wh
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
-import trueskill
 from openskill.models import PlackettLuce
 
-from arena.contests.config import RatingDef, TournamentDef, parse_config
-from arena.contests.rating import engine, environment
+from arena.contests.config import TournamentDef, parse_config
 from arena.errors import ConfigError
 from arena.results.lookup import find_tournament
 from arena.results.report import write_report
@@ -48,31 +45,6 @@ def openskill_by_hand() -> dict:
     ):
         [[r[first]], [r[second]]] = model.rate([[r[first]], [r[second]]], ranks=ranks)
     return r
-
-
-def test_a_two_player_game_is_rated_as_trueskills_own_two_player_call_rates_it():
-    rng = random.Random(5)
-    for _ in range(500):
-        settings = RatingDef(beta=rng.uniform(2, 8), tau=rng.uniform(0, 0.5), draw_probability=rng.uniform(0, 0.5))
-        env, rate = environment(settings), engine(settings).rate
-        first, second = (env.create_rating(rng.uniform(0, 50), rng.uniform(0.5, 8.4)) for _ in range(2))
-        places = rng.choice([(0, 1), (1, 0), (0, 0)])
-        if places == (1, 0):  # the second seat won
-            expected = trueskill.rate_1vs1(second, first, env=env)[::-1]
-        else:
-            expected = trueskill.rate_1vs1(first, second, drawn=places == (0, 0), env=env)
-        for got, want in zip(rate([first, second], places), expected, strict=True):
-            assert (got.mu, got.sigma) == pytest.approx((want.mu, want.sigma), rel=1e-9, abs=1e-9)
-
-
-def test_a_two_player_game_trueskill_cannot_rate_fails_as_it_does_there():
-    settings = RatingDef(beta=0.01, tau=0.0, draw_probability=0.0)
-    env = environment(settings)
-    first, second = env.create_rating(0.0, 0.5), env.create_rating(50.0, 0.5)  # an upset past its precision
-    with pytest.raises(FloatingPointError):
-        trueskill.rate_1vs1(first, second, env=env)
-    with pytest.raises(FloatingPointError):
-        engine(settings).rate([first, second], [0, 1])
 
 
 def test_openskill_ratings_are_the_packages_plackett_luce_replayed_in_schedule_order(tmp_path):

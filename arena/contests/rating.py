@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import math
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -107,14 +106,15 @@ class Engine:
 
 def _trueskill(rating: RatingDef) -> Engine:
     env = environment(rating)
-    margin = trueskill.calc_draw_margin(env.draw_probability, 2, env)
 
     def rate(current: list[Any], ranks: Sequence[int]) -> list[Any]:
-        if len(current) == 2:
+        if len(current) == 2:  # (as TrueSkill's own two-player call rates it)
             a, b = current
-            if ranks[0] <= ranks[1]:
-                return list(_two_players(env, margin, a, b, drawn=ranks[0] == ranks[1]))
-            b, a = _two_players(env, margin, b, a, drawn=False)
+            if ranks[0] == ranks[1]:
+                return list(trueskill.rate_1vs1(a, b, drawn=True, env=env))
+            if ranks[0] < ranks[1]:
+                return list(trueskill.rate_1vs1(a, b, env=env))
+            b, a = trueskill.rate_1vs1(b, a, env=env)
             return [a, b]
         return [group[0] for group in env.rate([(r,) for r in current], ranks=list(ranks))]
 
@@ -124,25 +124,6 @@ def _trueskill(rating: RatingDef) -> Engine:
         return kept
 
     return Engine(env.create_rating, rate, lambda r: [r.pi, r.tau], load)
-
-
-def _two_players(env: trueskill.TrueSkill, margin: float, first: Any, second: Any, drawn: bool) -> tuple[Any, Any]:
-    """TrueSkill's update of ``first`` having beaten ``second`` (or drawn with it), in closed
-    form with the package's own ``v`` and ``w`` functions (which raise as they do there): what
-    ``trueskill.rate_1vs1`` computes through a factor graph, 20 times faster (90 -> 4.5 µs).
-    The two agree to 14 digits at the default settings and to 9 near them; at far-fetched
-    ones (a draw probability of 0.9, beta under 1) to 5. ``margin``: ``env``'s draw margin for
-    two players."""
-    tau2, beta2 = env.tau * env.tau, env.beta * env.beta
-    var_first, var_second = first.sigma * first.sigma + tau2, second.sigma * second.sigma + tau2
-    c2 = var_first + var_second + 2 * beta2
-    c = math.sqrt(c2)
-    t, edge = (first.mu - second.mu) / c, margin / c
-    v, w = (env.v_draw(t, edge), env.w_draw(t, edge)) if drawn else (env.v_win(t, edge), env.w_win(t, edge))
-    return (
-        env.create_rating(first.mu + var_first / c * v, math.sqrt(var_first * (1 - var_first / c2 * w))),
-        env.create_rating(second.mu - var_second / c * v, math.sqrt(var_second * (1 - var_second / c2 * w))),
-    )
 
 
 def _openskill(rating: RatingDef) -> Engine:
