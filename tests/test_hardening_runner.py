@@ -17,7 +17,7 @@ import pytest
 from arena.core.records import GameRecord, Termination
 from arena.runners.local import LocalRunner, RunnerError
 from arena.runners.worker import GameWorker
-from arena.sandbox.procfs import descendants, running
+from arena.sandbox.procfs import child_pids, descendants, running
 from tests.fixtures.harnesskit import TICTACTOE, job, python_bot, wait_until
 from tests.fixtures.leftovers import nothing_left_running  # noqa: F401
 
@@ -105,6 +105,19 @@ def test_an_open_runner_waits_for_its_workers_launchers_to_be_ready_and_then_pla
     assert sorted((r.game_id, r.termination) for r in records) == [(n, Termination.NORMAL) for n in (1, 2, 3)]
 
 
+def test_a_wait_for_the_launchers_cut_short_by_ctrl_c_leaves_the_next_run_its_records(monkeypatch):
+    real = GameWorker.wait_ready
+    monkeypatch.setattr(GameWorker, "wait_ready", lambda worker: (time.sleep(1), real(worker)))  # slow imports
+    with LocalRunner(1) as runner:
+        runner.open(TICTACTOE)
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        with pytest.raises(KeyboardInterrupt):
+            runner.wait_ready()
+            time.sleep(5)  # (the interrupt comes here if the wait was over first)
+        records = list(runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2)]))
+    assert [(type(r), r.game_id) for r in records] == [(GameRecord, 1), (GameRecord, 2)]
+
+
 def test_the_workers_of_a_run_given_up_midway_are_ended_and_the_next_run_has_new_ones():
     with LocalRunner(1) as runner:
         run = runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2, 3, 4)])
@@ -119,12 +132,15 @@ def test_the_workers_of_a_run_given_up_midway_are_ended_and_the_next_run_has_new
 def test_a_worker_killed_while_the_runner_waits_for_its_first_run_is_replaced():
     with LocalRunner(1) as runner:
         runner.open(TICTACTOE)
+        runner.wait_ready()
+        (launcher,) = below(runner) - set(runner.worker_pids)
         (worker,) = runner.worker_pids
         os.kill(worker, signal.SIGKILL)
-        assert wait_until(lambda: not running(worker))
+        assert wait_until(lambda: not running(worker) and not running(launcher))  # it dies with its worker
         records = list(runner.run([job(FIRST, RANDOM, game_id=n) for n in (1, 2)]))
         assert sorted((r.game_id, r.termination) for r in records) == [(1, Termination.NORMAL), (2, Termination.NORMAL)]
         assert runner.worker_pids != [worker]
+    assert launcher not in child_pids(os.getpid())  # handed to us when its worker died, and reaped
 
 
 def test_a_runner_winding_down_ends_its_workers_while_its_caller_goes_on():

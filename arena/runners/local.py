@@ -33,7 +33,7 @@ from arena.runners.seat import WARM_PROCESSES
 from arena.runners.worker import GameWorker
 from arena.sandbox import scratch
 from arena.sandbox.cgroups import Cgroup
-from arena.sandbox.procfs import child_pids
+from arena.sandbox.procfs import child_pids, running
 from arena.sandbox.reaper import reap_strays, set_subreaper, subreaper_state
 
 #: how far down the queue a worker looks for a game whose bots it has warm
@@ -389,7 +389,9 @@ class LocalRunner:
             self._stop_workers()
         self._start()
         # the children the caller started since it opened the runner are not strays of its bots
-        self._before |= set(child_pids(os.getpid())) - {w.pid for w in (*self._pool, *self._ending)}
+        # (those that ended are not the caller's to keep: the launcher of a worker that died)
+        new = set(child_pids(os.getpid())) - {w.pid for w in (*self._pool, *self._ending)} - self._before
+        self._before |= {pid for pid in new if running(pid)}
         try:
             yield from self._play(queue)
         except BaseException:
@@ -423,6 +425,8 @@ class LocalRunner:
                         record = worker.connection.recv()
                     except (EOFError, OSError):
                         record = None
+                if record == READY:  # the late answer to a ``wait_ready`` that was interrupted
+                    continue
                 if isinstance(record, int):  # a game given ahead, skipped by a drain
                     worker.jobs.popleft()
                 elif record is not None:
