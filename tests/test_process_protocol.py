@@ -52,6 +52,16 @@ def test_the_python_hosts_move_reply_is_the_line_the_encoder_writes_and_reads_ba
     assert protocol.parse_reply(line.rstrip(b"\n"), "move")["cut"] is cut
 
 
+@pytest.mark.parametrize("moves", [[], ["4 4"], ["e2e4", 'a"b\\c', "é\n\u2028", "\ud800", ""]])
+@pytest.mark.parametrize(
+    ("time", "bank"), [(1.0, None), (0.1, 2.5), (3, 0), (1e-7, 1e20), (None, None), (float("inf"), float("nan"))]
+)
+def test_a_move_request_is_the_line_the_encoder_writes(moves, time, bank):
+    for clock in ("wall", "cpu"):
+        expected = {"type": "move", "ply": 12, "moves": moves, "time": time, "clock": clock, "bank": bank}
+        assert protocol.move_request(12, moves, time, clock, bank) == protocol.encode(expected)
+
+
 def test_an_error_reply_answers_any_request_with_kind_and_message():
     line = b'{"type":"error","kind":"resource_limit","message":"MemoryError: ","traceback":"..."}'
     assert protocol.parse_reply(line, "ready") == {
